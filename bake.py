@@ -1,0 +1,240 @@
+"""Bake chains to keys: sample the targets over a frame range, solve, and write only the keys the bake owns.
+
+Everything is checked and solved before the first key is written, so a chain that cannot be baked leaves the
+file as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from . import anim_keys, sampling
+from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
+from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
+
+ERROR_PROP = "soft_ik_error"
+FLAGS_PROP = "soft_ik_flags"
+WORST_FRAMES_KEPT = 10
+EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
+
+
+@dataclass
+class ChainReport:
+    chain_name: str
+    armature_name: str
+    frames: int = 0
+    error_max: float = 0.0
+    error_mean: float = 0.0
+    limited_frames: int = 0
+    invalid_frames: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = (f"{self.armature_name}/{self.chain_name}: {self.frames} frames, max error {self.error_max:.6g}, "
+                f"mean {self.error_mean:.6g}, limited on {self.limited_frames}")
+        if self.invalid_frames:
+            text += f"; skipped non-finite target frames {_frame_list(self.invalid_frames)}"
+        return text
+
+
+def _frame_list(frames: Sequence[int], most: int = 8) -> str:
+    shown = ", ".join(str(f) for f in frames[:most])
+    return shown + (f" and {len(frames) - most} more" if len(frames) > most else "")
+
+
+def bone_path(bone: str, prop: str) -> str:
+    name = bpy.utils.escape_identifier(bone)
+    return f'pose.bones["{name}"]["{prop}"]' if prop.startswith("soft_ik") else f'pose.bones["{name}"].{prop}'
+
+
+def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
+    """Read and check every chain; raises :class:`ChainError` before anything is changed."""
+    check_editable(armature)
+    check_shared_bones(armature)
+    rigs = []
+    for chain in chains:
+        rig = read_chain(armature, chain)
+        check_target(armature, chain)
+        mismatch = space_mismatch(armature, chain)
+        if mismatch:
+            raise ChainError(f"{rig.label}: {mismatch}. Fix the parenting (Fix Target Space) or the declared "
+                             "space before baking")
+        rigs.append(rig)
+    return rigs
+
+
+def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSamples]:
+    """World matrices of everything the chains depend on, sampled in one pass over the frames."""
+    requests: list[tuple[bpy.types.Object, str | None]] = []
+    index: dict[tuple[str, str | None], int] = {}
+
+    def want(obj: bpy.types.Object, bone: str | None = None) -> int:
+        key = (obj.name, bone)
+        if key not in index:
+            index[key] = len(requests)
+            requests.append((obj, bone))
+        return index[key]
+
+    plan = []
+    for rig in rigs:
+        plan.append((want(rig.armature), want(rig.chain.target),
+                     want(rig.armature, rig.parent_name) if rig.parent_name else None,
+                     want(rig.chain.pole) if rig.chain.pole is not None else None))
+    matrices = sampling.sample_world_matrices(context, requests, frames)
+    return [ChainSamples(armature=matrices[a], target=matrices[t],
+                         parent=None if p is None else matrices[p], pole=None if q is None else matrices[q])
+            for a, t, p, q in plan]
+
+
+def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
+    samples = sample_chains(context, rigs, frames)
+    fps = context.scene.render.fps / context.scene.render.fps_base
+    return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
+
+
+def _value_before(fcurve: bpy.types.FCurve | None, frame: float) -> float | None:
+    return None if fcurve is None or len(fcurve.keyframe_points) == 0 else fcurve.evaluate(frame)
+
+
+def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
+    """(data path, array index) of every channel a bake of this chain writes with its current settings."""
+    pose = rig.armature.pose.bones
+    out: list[tuple[str, int]] = []
+    for name in rig.bone_names:
+        mode = pose[name].rotation_mode
+        prop, size = (("rotation_quaternion", 4) if mode == "QUATERNION" else
+                      ("rotation_axis_angle", 4) if mode == "AXIS_ANGLE" else ("rotation_euler", 3))
+        out += [(bone_path(name, prop), i) for i in range(size)]
+    upper = rig.bone_names[0]
+    if rig.chain.limit_strategy == "MOVE_ROOT":
+        out += [(bone_path(upper, "location"), i) for i in range(3)]
+    if rig.chain.limit_strategy == "STRETCH":
+        out += [(bone_path(upper, "scale"), i) for i in range(3)]
+    lower = rig.bone_names[-1]
+    out += [(bone_path(lower, ERROR_PROP), 0), (bone_path(lower, FLAGS_PROP), 0)]
+    return out
+
+
+def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, int]]) -> None:
+    chain["baked_channels"] = "\n".join(f"{path}\t{index}" for path, index in channels)
+
+
+def recorded_channels(chain: bpy.types.PropertyGroup) -> list[tuple[str, int]]:
+    text = chain.get("baked_channels", "")
+    return [(p, int(i)) for p, i in (line.split("\t") for line in text.splitlines() if line)]
+
+
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> None:
+    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched."""
+    obj = rig.armature
+    pose = obj.pose.bones
+    keep = sol.valid
+    frames = sol.frames[keep]
+    channels = owned_channels(rig)
+    # Channels a previous bake owned but this one does not (e.g. the strategy changed): clear them in range
+    # too, or stale scale/location keys would keep acting.
+    for path, index in set(recorded_channels(rig.chain)) - set(channels):
+        fc = anim_keys.find_fcurve(obj, path, index)
+        if fc is not None:
+            anim_keys.remove_keys(fc, start, end)
+
+    def put(bone: str, prop: str, values: np.ndarray) -> None:
+        values = values.reshape(len(sol.frames), -1)[keep]
+        for i in range(values.shape[1]):
+            fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
+            anim_keys.write_keys(fc, frames, values[:, i], start=start, end=end)
+
+    for j, name in enumerate(rig.bone_names):
+        pb = pose[name]
+        prop_guess = ("rotation_quaternion" if pb.rotation_mode == "QUATERNION" else
+                      "rotation_axis_angle" if pb.rotation_mode == "AXIS_ANGLE" else "rotation_euler")
+        previous = _previous_rotation(obj, name, prop_guess, start)
+        prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
+        put(name, prop, values)
+    upper = rig.bone_names[0]
+    if rig.chain.limit_strategy == "MOVE_ROOT":
+        put(upper, "location", sol.root_offset)
+    if rig.chain.limit_strategy == "STRETCH":
+        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1))
+    lower = pose[rig.bone_names[-1]]
+    lower[ERROR_PROP] = 0.0
+    lower[FLAGS_PROP] = 0
+    put(lower.name, ERROR_PROP, sol.error)
+    fc = anim_keys.ensure_fcurve(obj, bone_path(lower.name, FLAGS_PROP), 0, lower.name)
+    anim_keys.write_keys(fc, frames, sol.flags[keep].astype(np.float64), start=start, end=end,
+                         interpolation="CONSTANT")
+    _record_owned(rig.chain, channels)
+
+
+def _previous_rotation(obj: bpy.types.Object, bone: str, prop: str, start: int) -> np.ndarray | None:
+    """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
+    size = 3 if prop == "rotation_euler" else 4
+    curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
+    values = [_value_before(fc, start - 1) for fc in curves]
+    if any(v is None for v in values):
+        return None
+    return np.array(values, dtype=np.float64)
+
+
+def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> ChainReport:
+    chain = rig.chain
+    report = ChainReport(chain.name, rig.armature.name)
+    err = sol.error[sol.valid]
+    report.frames = int(sol.valid.sum())
+    report.error_max = float(err.max()) if err.size else 0.0
+    report.error_mean = float(err.mean()) if err.size else 0.0
+    from .solver import Flags
+
+    limited = (sol.flags & (int(Flags.LIMITED_SHOULDER) | int(Flags.LIMITED_ELBOW))) != 0
+    report.limited_frames = int((limited & sol.valid).sum())
+    report.invalid_frames = [int(f) for f in sol.frames[~sol.valid]]
+    chain.bake_start, chain.bake_end = start, end
+    chain.error_max, chain.error_mean = report.error_max, report.error_mean
+    chain.limited_frames = report.limited_frames
+    chain.worst_frames.clear()
+    order = np.argsort(-np.where(sol.valid, sol.error, -np.inf), kind="stable")[:WORST_FRAMES_KEPT]
+    for i in order:
+        if not sol.valid[i]:
+            continue
+        item = chain.worst_frames.add()
+        item.frame, item.error = int(sol.frames[i]), float(sol.error[i])
+    return report
+
+
+def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
+                  chains: Sequence[bpy.types.PropertyGroup], start: int, end: int,
+                  step: Callable[[], None] | None = None) -> list[ChainReport]:
+    """Bake ``chains`` of ``armature`` over [start, end]. Raises :class:`ChainError` before any change."""
+    if end < start:
+        raise ChainError(f"end frame {end} is before start frame {start}")
+    rigs = prepare(armature, chains)
+    frames = np.arange(start, end + 1, dtype=np.float64)
+    solutions = solve_chains(context, rigs, frames)
+    reports = []
+    for rig, sol in zip(rigs, solutions, strict=True):
+        write_solution(rig, sol, start, end)
+        reports.append(store_report(rig, sol, start, end))
+        if step is not None:
+            step()
+    return reports
+
+
+def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
+    """Remove the keys the last bake of each chain wrote, inside its baked range. Returns curves touched."""
+    touched = 0
+    for chain in chains:
+        if chain.bake_end < chain.bake_start:
+            continue
+        for path, index in recorded_channels(chain):
+            fc = anim_keys.find_fcurve(armature, path, index)
+            if fc is not None:
+                anim_keys.remove_keys(fc, chain.bake_start, chain.bake_end)
+                touched += 1
+        chain.bake_end = chain.bake_start - 1
+        chain.worst_frames.clear()
+        chain["baked_channels"] = ""
+    return touched

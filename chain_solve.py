@@ -1,0 +1,196 @@
+"""From sampled world matrices to solved chain poses: the glue between the rig and the pure solver.
+
+No bpy here except the types passed through; the math is the solver's. Both the bake (many frames) and the
+single-frame solve / live preview (one frame) go through :func:`solve_chain`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import solver
+from .rig import ChainRig
+from .solver import rotations
+from .solver.spaces import invert_matrices, transform_points
+
+SMOOTHING_METHODS = {"EXPONENTIAL": "exponential", "ONE_EURO": "one_euro"}
+STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
+
+
+@dataclass(frozen=True)
+class ChainSamples:
+    """World matrices over the frames, as sampled for one chain (each (N, 4, 4); parent/pole may be None)."""
+
+    armature: np.ndarray
+    target: np.ndarray
+    parent: np.ndarray | None  # world matrix of the upper bone's parent pose bone
+    pole: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class ChainSolution:
+    frames: np.ndarray  # (N,)
+    valid: np.ndarray  # (N,) bool: frames whose inputs were all finite
+    deltas: np.ndarray  # (N, n_bones) pose rotation of each bone about the plane normal, from its rest
+    root_offset: np.ndarray  # (N, 3) upper bone pose location (its rest-local axes)
+    stretch: np.ndarray  # (N,) uniform scale of the upper bone
+    error: np.ndarray  # (N,) world-space distance from the solved tip to the raw target
+    flags: np.ndarray  # (N,) solver flag bits
+    sensitivity: np.ndarray  # (N,) |d angle / d target| in rad per world unit (0 where not reported)
+    tip_world: np.ndarray  # (N, 3)
+    target_world: np.ndarray  # (N, 3)
+    solved_target_world: np.ndarray  # (N, 3) the clamped/softened target the chain reached for
+    base: np.ndarray  # (N, 4, 4) armature-space shoulder frame (upper bone at rest under its parent's pose)
+
+
+def axes_2d(rig: ChainRig) -> np.ndarray:
+    """(2, 3): the shoulder space's +x and +y in the upper bone's rest-local axes."""
+    n_local = rig.local_axes[0]
+    x_local = np.array([0.0, 1.0, 0.0])
+    return np.stack([x_local, np.cross(n_local, x_local)])
+
+
+def _forward_fill(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Replace rows of invalid frames by the last valid row (the first valid one before any), for continuity."""
+    if valid.all():
+        return values
+    idx = np.where(valid, np.arange(len(valid)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    first = int(np.argmax(valid))
+    idx[: first] = first
+    return values[idx]
+
+
+def _finite_rows(m: np.ndarray | None) -> np.ndarray | bool:
+    if m is None:
+        return True
+    return np.isfinite(m.reshape(len(m), -1)).all(axis=1)
+
+
+def _limits(rig: ChainRig) -> object | None:
+    chain = rig.chain
+    shoulder = elbow = None
+    if chain.use_shoulder_limit:
+        r = float(rig.rest_angles[0])
+        shoulder = (r + chain.shoulder_min, r + chain.shoulder_max)
+    if chain.use_elbow_limit:
+        elbow = (float(chain.elbow_min), float(chain.elbow_max))
+    if shoulder is None and elbow is None:
+        return None
+    return solver.JointLimits(shoulder=shoulder, elbow=elbow)
+
+
+def _chain_limits(rig: ChainRig) -> np.ndarray | None:
+    """Per-joint limits for CCD/FABRIK: the upper joint from its rest direction, every other one like the
+    elbow (relative, 0 = straight)."""
+    chain = rig.chain
+    if not (chain.use_shoulder_limit or chain.use_elbow_limit):
+        return None
+    n = len(rig.bone_names)
+    lim = np.tile([-np.inf, np.inf], (n, 1))
+    if chain.use_shoulder_limit:
+        lim[0] = rig.rest_angles[0] + np.array([chain.shoulder_min, chain.shoulder_max])
+    if chain.use_elbow_limit:
+        lim[1:] = [chain.elbow_min, chain.elbow_max]
+    return lim
+
+
+def _strategy_options(rig: ChainRig, world_scale: float) -> dict[str, object]:
+    chain = rig.chain
+    return {
+        "strategy": STRATEGIES[chain.limit_strategy],
+        # The solve runs in the upper bone's rest units: convert the world-space offset bound.
+        "max_root_offset": float(chain.max_root_offset) / max(world_scale, 1e-12),
+        "stretch_range": (float(chain.stretch_min), float(chain.stretch_max)),
+    }
+
+
+def _smoothing_options(rig: ChainRig, fps: float) -> dict[str, object] | None:
+    chain = rig.chain
+    if chain.smoothing == "NONE":
+        return None
+    return {"method": SMOOTHING_METHODS[chain.smoothing], "rate": fps, "min_cutoff": chain.smoothing_cutoff,
+            "beta": chain.smoothing_beta}
+
+
+def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
+                previous: object | None = None) -> ChainSolution:
+    """Solve one chain over ``frames`` (time order) from its sampled world matrices."""
+    valid = np.asarray(_finite_rows(samples.armature) & _finite_rows(samples.target)
+                       & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
+    valid = np.broadcast_to(valid, frames.shape).copy()
+    if not valid.any():
+        raise ValueError(f"{rig.label}: the target position is not finite on any frame")
+
+    arm = _forward_fill(samples.armature, valid)
+    arm_inv = invert_matrices(arm)
+    n_frames = len(frames)
+    if samples.parent is None:
+        base = np.broadcast_to(rig.upper_rest, (n_frames, 4, 4))
+    else:
+        parent_arm = arm_inv @ _forward_fill(samples.parent, valid)
+        base = parent_arm @ rig.parent_to_upper
+    base_inv = invert_matrices(base)
+    axes = axes_2d(rig)
+
+    def to_2d(world: np.ndarray) -> np.ndarray:
+        local = transform_points(base_inv, transform_points(arm_inv, world))
+        return local @ axes.T
+
+    target_world = samples.target[:, :3, 3]
+    targets = to_2d(_forward_fill(samples.target, valid)[:, :3, 3])
+    pole = None if samples.pole is None else to_2d(_forward_fill(samples.pole, valid)[:, :3, 3])
+
+    # One world unit in shoulder-space units, for bounds given in world units (mean over the frames).
+    world_to_local = float(np.mean(np.linalg.norm((base_inv[:, :3, :3] @ arm_inv[:, :3, :3]) @ axes[0], axis=1)))
+    world_scale = 1.0 / max(world_to_local, 1e-12)
+
+    chain = rig.chain
+    common = {
+        "softness": float(chain.softness),
+        "smoothing": _smoothing_options(rig, fps),
+        **_strategy_options(rig, world_scale),
+    }
+    if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
+        a, b = (float(x) for x in rig.lengths)
+        result = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
+                                       inner_softness=float(chain.inner_softness), previous=previous,
+                                       root_smoothing=int(chain.root_smoothing), **common)
+        angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)
+        sensitivity = np.asarray(result.sensitivity, dtype=np.float64) * world_to_local
+    else:
+        solve = solver.solve_ccd if chain.solver == "CCD" else solver.solve_fabrik
+        initial = rig.rest_angles.copy()
+        result = solve(targets, rig.lengths, limits=_chain_limits(rig), bend=int(chain.bend),
+                       initial_angles=initial, previous=previous, **common)
+        angles = result.angles
+        sensitivity = np.zeros(n_frames)
+
+    deltas = angles - rig.rest_angles
+    deltas = np.unwrap(deltas, axis=0)
+    root_offset = np.asarray(result.root_offset) @ axes
+    stretch = np.asarray(result.stretch, dtype=np.float64) * np.ones(n_frames)
+
+    def from_2d(p2: np.ndarray) -> np.ndarray:
+        return transform_points(arm, transform_points(base, p2 @ axes))
+
+    tip_world = from_2d(np.asarray(result.end))
+    solved_world = from_2d(np.asarray(result.solved_target))
+    error = np.linalg.norm(tip_world - target_world, axis=1)
+    return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
+                         error=error, flags=np.asarray(result.flags, dtype=np.int64), sensitivity=sensitivity,
+                         tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
+                         base=np.asarray(base))
+
+
+def rotation_channels(rig: ChainRig, bone_index: int, rotation_mode: str, deltas: np.ndarray,
+                      previous: np.ndarray | None = None) -> tuple[str, np.ndarray]:
+    """The pose rotation property and its values ((N, k)) for one bone in its own rotation mode."""
+    axis = rig.local_axes[bone_index]
+    if rotation_mode == "QUATERNION":
+        return "rotation_quaternion", rotations.quaternions_about_axis(axis, deltas, previous=previous)
+    if rotation_mode == "AXIS_ANGLE":
+        return "rotation_axis_angle", rotations.axis_angles_about_axis(axis, deltas, previous=previous)
+    return "rotation_euler", rotations.eulers_about_axis(axis, deltas, rotation_mode, previous=previous)

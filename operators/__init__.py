@@ -1,0 +1,8 @@
+"""Operators: thin wrappers that read the rig, call the solver through bake/posing, and report."""
+
+import bpy
+
+from . import chain_setup, solve_bake, target_space
+
+classes = (*chain_setup.classes, *solve_bake.classes, *target_space.classes)
+register, unregister = bpy.utils.register_classes_factory(classes)

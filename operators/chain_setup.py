@@ -1,0 +1,128 @@
+"""Adding and removing chains."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.props import EnumProperty, IntProperty, StringProperty
+
+from ..properties import SPACE_ITEMS
+from ..rig import ChainError, check_shared_bones, read_chain
+from .common import armature_poll
+
+
+def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: str, size: float) -> bpy.types.Object:
+    """An Empty at the chain's current tip, like Add IK > To New Empty Object."""
+    pb = armature.pose.bones[bone]
+    empty = bpy.data.objects.new(f"{bone}_target", None)
+    empty.empty_display_type = "SPHERE"
+    empty.empty_display_size = max(size, 1e-3)
+    collection = armature.users_collection[0] if armature.users_collection else context.scene.collection
+    collection.objects.link(empty)
+    empty.location = armature.matrix_world @ pb.tail
+    return empty
+
+
+class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
+    """Add a Soft IK chain ending at the active bone; the selected object (or a new Empty) is its target"""
+
+    bl_idname = "pose.soft_ik_add_chain"
+    bl_label = "Add Soft IK Chain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    chain_length: IntProperty(name="Chain Length", description="Number of bones from the active bone up its "
+                              "parents (2 for an arm or a leg)", default=2, min=2, max=32)  # type: ignore[valid-type]
+    target_space: EnumProperty(name="Target Space", items=SPACE_ITEMS, default="WORLD",
+                               description="Space the target lives in")  # type: ignore[valid-type]
+    name: StringProperty(name="Name", description="Name of the chain (default: the active bone's name)")  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not armature_poll(cls, context, pose_only=True):
+            return False
+        if context.active_pose_bone is None:
+            cls.poll_message_set("Make the lower bone of the chain (forearm, shin) the active bone")
+            return False
+        if context.active_pose_bone.parent is None:
+            cls.poll_message_set("The active bone has no parent: make the lower bone (forearm, shin) active")
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        armature = context.active_object
+        settings = armature.soft_ik_2d
+        lower = context.active_pose_bone
+        upper = lower
+        for _ in range(self.chain_length - 1):
+            if upper.parent is None:
+                self.report({"ERROR"}, f"Bone '{lower.name}' has only {_ + 1} bones above it and including it; "
+                            f"lower the chain length")
+                return {"CANCELLED"}
+            upper = upper.parent
+        targets = [o for o in context.selected_objects if o != armature and o.type != "ARMATURE"]
+        if len(targets) > 1:
+            self.report({"ERROR"}, "Select at most one target object besides the armature "
+                        f"(selected: {', '.join(o.name for o in targets)})")
+            return {"CANCELLED"}
+
+        chain = settings.chains.add()
+        chain.name = self.name or lower.name
+        chain.upper_bone, chain.lower_bone = upper.name, lower.name
+        chain.chain_length = self.chain_length
+        chain.solver = "ANALYTIC" if self.chain_length == 2 else "FABRIK"
+        chain.target_space = self.target_space
+        try:
+            rig = read_chain(armature, chain)
+            check_shared_bones(armature)
+        except ChainError as err:
+            settings.chains.remove(len(settings.chains) - 1)
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        # The rest pose decides the default bend: a chain drawn bent keeps bending that way.
+        bent = rig.rest_angles[1:]
+        chain.bend = -1 if float(np.sum(bent)) < -1e-6 else 1
+        if targets:
+            chain.target = targets[0]
+        else:
+            scale = float(np.mean(np.abs(armature.matrix_world.to_scale())))
+            chain.target = _new_target(context, armature, lower.name, 0.1 * rig.total_length * scale)
+            if self.target_space == "CHARACTER":
+                chain.target.parent = armature
+                chain.target.matrix_parent_inverse = armature.matrix_world.inverted()
+        if self.target_space == "OBJECT" and chain.target.parent is not None:
+            chain.space_object = chain.target.parent
+            if chain.target.parent_type == "BONE":
+                chain.space_bone = chain.target.parent_bone
+        settings.active_chain_index = len(settings.chains) - 1
+        self.report({"INFO"}, f"Added chain '{chain.name}' ({' > '.join(rig.bone_names)}) reaching for "
+                    f"'{chain.target.name}'")
+        return {"FINISHED"}
+
+
+class POSE_OT_soft_ik_remove_chain(bpy.types.Operator):
+    """Remove the active Soft IK chain (its target object and baked keys stay)"""
+
+    bl_idname = "pose.soft_ik_remove_chain"
+    bl_label = "Remove Soft IK Chain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if not armature_poll(cls, context):
+            return False
+        settings = context.active_object.soft_ik_2d
+        if not 0 <= settings.active_chain_index < len(settings.chains):
+            cls.poll_message_set("The armature has no active Soft IK chain")
+            return False
+        return True
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        settings = context.active_object.soft_ik_2d
+        name = settings.chains[settings.active_chain_index].name
+        settings.chains.remove(settings.active_chain_index)
+        settings.active_chain_index = min(settings.active_chain_index, len(settings.chains) - 1)
+        self.report({"INFO"}, f"Removed chain '{name}'")
+        return {"FINISHED"}
+
+
+classes = (POSE_OT_soft_ik_add_chain, POSE_OT_soft_ik_remove_chain)

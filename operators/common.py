@@ -1,0 +1,38 @@
+"""What every Soft IK operator shares: which armatures it acts on and the poll checks with their messages."""
+
+from __future__ import annotations
+
+import bpy
+
+
+def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = False) -> bool:
+    """True when the active object is an editable armature in a mode the operator works in."""
+    obj = context.active_object
+    if obj is None or obj.type != "ARMATURE":
+        cls.poll_message_set("The active object must be an armature")
+        return False
+    allowed = {"POSE"} if pose_only else {"POSE", "OBJECT"}
+    if obj.mode not in allowed:
+        cls.poll_message_set("Switch to Pose Mode" if pose_only else
+                             f"Switch to Pose or Object Mode (the armature is in {obj.mode.title()} Mode)")
+        return False
+    if obj.library is not None or obj.data.library is not None:
+        cls.poll_message_set(f"'{obj.name}' is linked from a library and cannot be changed")
+        return False
+    return True
+
+
+def selected_armatures(context: bpy.types.Context) -> list[bpy.types.Object]:
+    """The active armature first, then every other selected armature, each once."""
+    out: list[bpy.types.Object] = []
+    active = context.active_object
+    if active is not None and active.type == "ARMATURE":
+        out.append(active)
+    for obj in context.selected_objects:
+        if obj.type == "ARMATURE" and obj not in out:
+            out.append(obj)
+    return out
+
+
+def chains_with(armatures: list[bpy.types.Object]) -> list[bpy.types.Object]:
+    return [arm for arm in armatures if len(arm.soft_ik_2d.chains) > 0]

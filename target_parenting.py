@@ -1,0 +1,92 @@
+"""Re-parent a target to its declared space while keeping its world-space motion on every keyed frame."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from . import anim_keys, sampling
+from .solver.spaces import invert_matrices
+
+TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
+
+
+def keyed_frames(obj: bpy.types.Object) -> np.ndarray:
+    """Frames of every key on the object's own transform channels (sorted, unique)."""
+    frames: set[float] = set()
+    for path in TRANSFORM_PATHS:
+        for index in range(4):
+            fc = anim_keys.find_fcurve(obj, path, index)
+            if fc is not None:
+                co = np.empty(2 * len(fc.keyframe_points), dtype=np.float64)
+                fc.keyframe_points.foreach_get("co", co)
+                frames.update(co[0::2].tolist())
+    return np.array(sorted(frames), dtype=np.float64)
+
+
+def _parent_matrices(context: bpy.types.Context, parent: bpy.types.Object | None, bone: str,
+                     frames: np.ndarray) -> np.ndarray:
+    if parent is None:
+        return np.broadcast_to(np.eye(4), (len(frames), 4, 4)).copy()
+    m = sampling.sample_world_matrices(context, [(parent, bone or None)], frames)[0]
+    if bone:
+        # A child of a bone hangs from the bone's tail, not its head.
+        tail = np.eye(4)
+        tail[1, 3] = parent.data.bones[bone].length
+        m = m @ tail
+    return m
+
+
+def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
+    mode = obj.rotation_mode
+    loc, rot, scl = [], [], []
+    previous = obj.rotation_euler.copy() if mode not in {"QUATERNION", "AXIS_ANGLE"} else None
+    last_quat = None
+    for m in local:
+        t, q, s = Matrix(m.tolist()).decompose()
+        loc.append(tuple(t))
+        scl.append(tuple(s))
+        if mode == "QUATERNION":
+            if last_quat is not None and last_quat.dot(q) < 0:
+                q.negate()
+            last_quat = q
+            rot.append(tuple(q))
+        elif mode == "AXIS_ANGLE":
+            axis, angle = q.to_axis_angle()
+            rot.append((angle, *axis))
+        else:
+            e = q.to_euler(mode, previous)
+            previous = e
+            rot.append(tuple(e))
+    rot_path = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
+    return {"location": np.array(loc), rot_path: np.array(rot), "scale": np.array(scl)}
+
+
+def reparent_keep_motion(context: bpy.types.Context, target: bpy.types.Object, parent: bpy.types.Object | None,
+                         bone: str) -> int:
+    """Parent ``target`` to ``parent`` (and ``bone``), converting its keys so its world motion is unchanged
+    on every keyed frame (the current frame when it has no keys). Returns the number of frames converted."""
+    frames = keyed_frames(target)
+    animated = len(frames) > 0
+    if not animated:
+        frames = np.array([float(context.scene.frame_current)])
+    world = sampling.sample_world_matrices(context, [(target, None)], frames)[0]
+    parent_world = _parent_matrices(context, parent, bone, frames)
+    local = invert_matrices(parent_world) @ world
+
+    target.parent = parent
+    if parent is not None:
+        target.parent_type = "BONE" if bone else "OBJECT"
+        target.parent_bone = bone
+    target.matrix_parent_inverse = Matrix.Identity(4)
+    values = _channel_values(target, local)
+    if not animated:
+        target.matrix_basis = Matrix(local[0].tolist())
+        return 1
+    start, end = int(np.floor(frames[0])), int(np.ceil(frames[-1]))
+    for path, vals in values.items():
+        for i in range(vals.shape[1]):
+            fc = anim_keys.ensure_fcurve(target, path, i, "Object Transforms")
+            anim_keys.write_keys(fc, frames, vals[:, i], start=start, end=end, interpolation="BEZIER")
+    return len(frames)
