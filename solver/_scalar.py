@@ -1,0 +1,248 @@
+"""Single-frame solve in pure ``math`` (live preview while dragging: no per-call numpy overhead).
+
+Mirrors the vectorized path of :mod:`solver.two_bone` step by step (tests hold both to 1e-12); keep them in
+sync. The result arrays drop the frame axis (0-d arrays and (2,) points).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .limits import JointLimits, Strategy, gaussian_weights
+from .options import Options, clamp_bounds
+from .result import IKFlag, SolverState, TwoBoneResult
+
+TAU = 2.0 * math.pi
+_LIMITED = int(IKFlag.LIMITED_SHOULDER | IKFlag.LIMITED_ELBOW)
+
+
+def _wrap_pi(x: float) -> float:
+    return x - TAU * math.ceil((x - math.pi) / TAU)
+
+
+def _clamp_arc(angle: float, lo: float, hi: float) -> tuple[float, bool]:
+    width = hi - lo
+    if width >= TAU:
+        return min(lo + (angle - lo) % TAU, hi), False
+    center = 0.5 * (lo + hi)
+    half = 0.5 * width
+    delta = _wrap_pi(angle - center)
+    if delta > half:
+        return hi, True
+    if delta < -half:
+        return lo, True
+    return min(max(center + delta, lo), hi), False
+
+
+def _aim_range(limits: JointLimits, bend: int) -> tuple[float, float]:
+    half_lo, half_hi = (0.0, math.pi) if bend > 0 else (-math.pi, 0.0)
+    if limits.elbow is None:
+        return half_lo, half_hi
+    lo, hi = limits.elbow
+    ilo = max(half_lo, lo)
+    ihi = min(half_hi, hi)
+    return (lo, hi) if ilo > ihi else (ilo, ihi)
+
+
+def _angles(d: float, a: float, b: float) -> tuple[float, float]:
+    total = a + b
+    lmd = total - d
+    lpd = total + d
+    r = abs(a - b)
+    m = 2.0 * math.atan2(math.sqrt(lmd * lpd), math.sqrt((d - r) * (d + r)))
+    alpha = 2.0 * math.atan2(math.sqrt((b - a + d) * lmd), math.sqrt((a - b + d) * lpd))
+    return m, alpha
+
+
+def _limit(
+    s: float, e: float, phi: float, sx: float, sy: float, a: float, b: float, bend: int, limits: JointLimits
+) -> tuple[float, float, int]:
+    flags = 0
+    if limits.elbow is not None:
+        elo, ehi = limits.elbow
+        if e < elo or e > ehi:
+            flags |= IKFlag.LIMITED_ELBOW
+            e = min(max(e, elo), ehi)
+            s = phi - math.atan2(b * math.sin(e), a + b * math.cos(e))
+    if limits.shoulder is not None:
+        s, hit = _clamp_arc(s, *limits.shoulder)
+        if hit:
+            flags |= IKFlag.LIMITED_SHOULDER
+            aim = _wrap_pi(math.atan2(sy - a * math.sin(s), sx - a * math.cos(s)) - s)
+            lo, hi = _aim_range(limits, bend)
+            e = min(max(aim, lo), hi)
+    return s, e, flags
+
+
+def _solve_point(
+    tx: float, ty: float, fallback: tuple[float, float], a: float, b: float, bend: int, opts: Options
+) -> tuple[float, float, int]:
+    """Hard-clamped solve + limits for a strategy's adjusted target (mirror of ``two_bone._resolve``)."""
+    raw_d = math.sqrt(tx * tx + ty * ty)
+    if raw_d > opts.zero_distance:
+        dx, dy = tx / raw_d, ty / raw_d
+    else:
+        dx, dy = fallback
+    lo, hi = clamp_bounds(a, b, opts.eps)
+    d = min(max(raw_d, lo), hi)
+    m, alpha = _angles(d, a, b)
+    phi = math.atan2(dy, dx)
+    assert opts.limits is not None
+    s, e, flags = _limit(phi - bend * alpha, bend * m, phi, d * dx, d * dy, a, b, bend, opts.limits)
+    if opts.limits.shoulder is None:
+        s = _wrap_pi(s)
+    return s, e, flags
+
+
+def _sensitivity(raw_d: float, d: float, raw_for_soft: float, opts: Options) -> float:
+    a, b, total = opts.a, opts.b, opts.total
+    r = opts.inner
+    k = 1.0
+    d1 = raw_for_soft
+    if opts.outer_width > 0.0:
+        w = opts.outer_width
+        knee = total - w
+        k = math.exp(-max(raw_for_soft - knee, 0.0) / w)
+        d1 = total - w * k if raw_for_soft > knee else raw_for_soft
+    if opts.inner_width > 0.0:
+        w_in = opts.inner_width
+        k *= math.exp(min(d1 - (r + w_in), 0.0) / w_in)
+    q = math.sqrt((d - r) * (d + r) * (total - d) * (total + d))
+    m_rate = 2.0 * d / q
+    alpha_rate = abs(d * d - a * a + b * b) / (d * q)
+    inv_raw = 1.0 / max(raw_d, opts.zero_distance)
+    frob2 = k * k * (alpha_rate * alpha_rate + m_rate * m_rate) + inv_raw * inv_raw
+    det2 = 2.0 * k * m_rate * inv_raw
+    return 0.5 * (math.sqrt(frob2 + det2) + math.sqrt(max(frob2 - det2, 0.0)))
+
+
+def _smoothed_root(raw: tuple[float, float], opts: Options) -> tuple[float, float]:
+    """One frame of :func:`solver.limits.smooth_root_offset`: the history is ``previous.root_offset``."""
+    prev = opts.previous
+    w = gaussian_weights(opts.root_smoothing)
+    half = (w.size - 1) // 2
+    if half == 0 or prev is None:
+        return raw
+    left = float(w[:half].sum())
+    center = float(w[half])
+    norm = left + center
+    return (
+        (left * prev.root_offset[0] + center * raw[0]) / norm,
+        (left * prev.root_offset[1] + center * raw[1]) / norm,
+    )
+
+
+def _cap(x: float, y: float, cap: float) -> tuple[float, float]:
+    norm = math.sqrt(x * x + y * y)
+    if norm > cap:
+        scale = cap / norm
+        return x * scale, y * scale
+    return x, y
+
+
+def solve_single(
+    tx: float, ty: float, opts: Options, bend: int, pole: tuple[float, float] | None
+) -> TwoBoneResult:
+    """Solve one frame; see :func:`solver.solve_two_bone` for the options (already resolved in ``opts``)."""
+    a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
+    prev = opts.previous
+    flags = 0
+    raw_d = math.sqrt(tx * tx + ty * ty)
+    if not math.isfinite(raw_d):
+        raw_d = math.hypot(tx, ty)
+    if raw_d > opts.zero_distance:
+        dx, dy = tx / raw_d, ty / raw_d
+    else:
+        dx, dy = prev.direction if prev is not None else opts.initial_direction
+        flags |= IKFlag.DIRECTION_HELD
+    if pole is not None:
+        px, py = pole
+        cross = dx * py - dy * px
+        if abs(cross) > opts.pole_deadzone * math.sqrt(px * px + py * py):
+            bend = 1 if cross < 0.0 else -1
+        elif prev is not None:
+            bend = prev.bend
+
+    d = raw_d
+    if opts.outer_width > 0.0:
+        w = opts.outer_width
+        knee = total - w
+        if d > knee:
+            flags |= IKFlag.SOFTENED
+            d = total - w * math.exp(-(d - knee) / w)
+    if opts.inner_width > 0.0:
+        w_in = opts.inner_width
+        knee_in = inner + w_in
+        if d < knee_in:
+            flags |= IKFlag.SOFTENED
+            d = inner + w_in * math.exp((d - knee_in) / w_in)
+    lo, hi = clamp_bounds(a, b, opts.eps)
+    if d > hi:
+        flags |= IKFlag.CLAMPED_OUTER
+    if d < lo:
+        flags |= IKFlag.CLAMPED_INNER
+    d = min(max(d, lo), hi)
+
+    m, alpha = _angles(d, a, b)
+    phi = math.atan2(dy, dx)
+    s = phi - bend * alpha
+    e = bend * m
+    sx, sy = d * dx, d * dy
+    limits = opts.limits
+    if limits is not None:
+        s, e, lim_flags = _limit(s, e, phi, sx, sy, a, b, bend, limits)
+        flags |= lim_flags
+    if limits is None or limits.shoulder is None:
+        s = _wrap_pi(s)
+    sensitivity = _sensitivity(raw_d, d, raw_d, opts)
+
+    root_x = root_y = 0.0
+    scale = 1.0
+    if limits is not None and opts.strategy is Strategy.MOVE_ROOT:
+        missing = (0.0, 0.0)
+        if flags & _LIMITED:
+            ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
+            missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
+        root_x, root_y = _cap(*_smoothed_root(missing, opts), opts.max_root_offset)
+        if root_x != 0.0 or root_y != 0.0:
+            s, e, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
+            flags |= lim_flags | IKFlag.ROOT_MOVED
+    elif limits is not None and opts.strategy is Strategy.STRETCH:
+        if flags & IKFlag.LIMITED_ELBOW and limits.elbow is not None:
+            e_clip = min(max(bend * m, limits.elbow[0]), limits.elbow[1])
+            span = math.sqrt(a * a + b * b + 2.0 * a * b * math.cos(e_clip))
+            k_lo, k_hi = opts.stretch_range
+            ratio = d / span if span > 0.0 else k_hi
+            scale = min(max(ratio, k_lo), k_hi)
+            if scale != 1.0:
+                s, e, lim_flags = _solve_point(sx, sy, (dx, dy), a * scale, b * scale, bend, opts)
+                flags |= (lim_flags & IKFlag.LIMITED_SHOULDER) | IKFlag.STRETCHED
+
+    ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
+    state = SolverState(direction=(dx, dy), bend=bend, root_offset=(root_x, root_y))
+    return TwoBoneResult(
+        shoulder_angle=np.array(s),
+        elbow_angle=np.array(e),
+        elbow=np.array((ex, ey)),
+        end=np.array((end_x, end_y)),
+        target=np.array((tx, ty)),
+        solved_target=np.array((sx, sy)),
+        error=np.array(math.hypot(end_x - tx, end_y - ty)),
+        error_solved=np.array(math.hypot(end_x - sx, end_y - sy)),
+        distance=np.array(raw_d),
+        solved_distance=np.array(d),
+        flags=np.array(flags, dtype=np.uint16),
+        bend=np.array(bend, dtype=np.int8),
+        sensitivity=np.array(sensitivity),
+        root_offset=np.array((root_x, root_y)),
+        stretch=np.array(scale),
+        state=state,
+    )
+
+
+def _fk(s: float, e: float, a: float, b: float, rx: float, ry: float) -> tuple[float, float, float, float]:
+    ex = a * math.cos(s) + rx
+    ey = a * math.sin(s) + ry
+    return ex, ey, ex + b * math.cos(s + e), ey + b * math.sin(s + e)

@@ -1,0 +1,179 @@
+"""Joint limits and the declared strategy that answers them (source: 加上关节限制之后，手就够不到目标了).
+
+Clamping an analytic angle moves the tip off the target, so a limit never acts silently: the solver first
+finds the best reach *within* the limits (:func:`apply_limits`, the ``accept`` strategy), flags the frame, and
+the caller's :class:`Strategy` decides what happens to the remaining error.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+TAU = 2.0 * math.pi
+
+
+class Strategy(enum.StrEnum):
+    """What to do when a joint limit moved the tip off the target.
+
+    - ``ACCEPT``: keep the best reach within the limits; the error stays and is reported.
+    - ``MOVE_ROOT``: shift the shoulder toward the target by what is still missing, at most
+      ``max_root_offset`` length units, smoothed over frames (Gaussian, ``root_smoothing`` frames) so the
+      body does not shake; the chain is then re-solved from the moved shoulder.
+    - ``STRETCH``: scale both bones by one factor within ``stretch_range`` so that, with the elbow at its
+      limit, the chain spans the target distance; the chain is then re-solved with the scaled bones. A
+      stretch changes reach, not direction: it cannot recover an error caused by the shoulder limit alone.
+    """
+
+    ACCEPT = "accept"
+    MOVE_ROOT = "move_root"
+    STRETCH = "stretch"
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    """Allowed angle ranges, radians, ``(min, max)`` with ``min <= max``; ``None`` = free.
+
+    ``shoulder``: in shoulder space (from +x, counter-clockwise); an arc on the circle, so e.g.
+    ``(2.5, 3.5)`` is valid and output angles are expressed inside ``[min, max]``. A range of 2*pi or more
+    does not limit anything (angles are then only expressed inside it).
+    ``elbow``: relative angle of the lower bone (0 = straight), compared linearly (the analytic elbow angle
+    lies in [-pi, pi]).
+    """
+
+    shoulder: tuple[float, float] | None = None
+    elbow: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("shoulder", "elbow"):
+            rng = getattr(self, name)
+            if rng is None:
+                continue
+            lo, hi = (float(v) for v in rng)
+            if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+                raise ValueError(f"{name} limit must be finite (min, max) with min <= max, got {rng!r}")
+            object.__setattr__(self, name, (lo, hi))
+
+
+def wrap_pi(x: FloatArray) -> FloatArray:
+    """Wrap angles to (-pi, pi]."""
+    return np.asarray(x - TAU * np.ceil((x - math.pi) / TAU), dtype=np.float64)
+
+
+def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, BoolArray]:
+    """Clamp angles onto the arc ``[lo, hi]`` of the circle, to the nearest end.
+
+    Returns the clamped angles, expressed inside ``[lo, hi]``, and the mask of angles that were outside.
+    """
+    width = hi - lo
+    if width >= TAU:
+        inside_rep = lo + np.mod(angle - lo, TAU)
+        return np.minimum(inside_rep, hi), np.zeros(angle.shape, dtype=bool)
+    center = 0.5 * (lo + hi)
+    half = 0.5 * width
+    delta = wrap_pi(angle - center)
+    above = delta > half
+    below = delta < -half
+    out = np.clip(center + delta, lo, hi)
+    out = np.where(above, hi, np.where(below, lo, out))
+    return out, above | below
+
+
+def elbow_aim_range(limits: JointLimits, bend: NDArray[np.int8] | int) -> tuple[FloatArray, FloatArray]:
+    """Elbow range used when the elbow is re-aimed after a shoulder clamp.
+
+    The bend half ([0, pi] for +1, [-pi, 0] for -1) intersected with the elbow limit, so re-aiming never
+    mirrors the elbow; if the intersection is empty the limit alone wins (limits are always respected).
+    """
+    bend_arr = np.asarray(bend, dtype=np.float64)
+    half_lo = np.where(bend_arr > 0, 0.0, -math.pi)
+    half_hi = np.where(bend_arr > 0, math.pi, 0.0)
+    if limits.elbow is None:
+        return half_lo, half_hi
+    lo, hi = limits.elbow
+    ilo = np.maximum(half_lo, lo)
+    ihi = np.minimum(half_hi, hi)
+    empty = ilo > ihi
+    return np.where(empty, lo, ilo), np.where(empty, hi, ihi)
+
+
+def apply_limits(
+    shoulder: FloatArray,
+    elbow: FloatArray,
+    phi: FloatArray,
+    target_x: FloatArray,
+    target_y: FloatArray,
+    a: FloatArray | float,
+    b: FloatArray | float,
+    bend: NDArray[np.int8] | int,
+    limits: JointLimits,
+) -> tuple[FloatArray, FloatArray, BoolArray, BoolArray]:
+    """Best reach within the limits (the ``accept`` answer), vectorized over frames.
+
+    ``shoulder``/``elbow``: analytic angles; ``phi``: target direction; ``target_x/y``: the solved target;
+    ``a``, ``b``: bone lengths (scalars or per frame). Steps: (1) clamp the elbow; where it moved, re-aim the
+    shoulder so the tip points at the target; (2) clamp the shoulder onto its arc; where it moved, re-aim the
+    elbow at the target within :func:`elbow_aim_range`. Returns ``(shoulder, elbow, limited_shoulder,
+    limited_elbow)``; output angles lie inside the limits exactly.
+    """
+    s = shoulder
+    e = elbow
+    lim_e = np.zeros(s.shape, dtype=bool)
+    lim_s = np.zeros(s.shape, dtype=bool)
+    if limits.elbow is not None:
+        elo, ehi = limits.elbow
+        lim_e = (e < elo) | (e > ehi)
+        if lim_e.any():
+            e = np.clip(e, elo, ehi)
+            # Tip direction seen from the shoulder is s + beta(e); aim it at the target.
+            beta = np.arctan2(b * np.sin(e), a + b * np.cos(e))
+            s = np.where(lim_e, phi - beta, s)
+    if limits.shoulder is not None:
+        slo, shi = limits.shoulder
+        s, lim_s = clamp_arc(s, slo, shi)
+        if lim_s.any():
+            ex = target_x - a * np.cos(s)
+            ey = target_y - a * np.sin(s)
+            aim = wrap_pi(np.arctan2(ey, ex) - s)
+            lo, hi = elbow_aim_range(limits, bend)
+            e = np.where(lim_s, np.clip(aim, lo, hi), e)
+    return s, e, lim_s, lim_e
+
+
+def gaussian_weights(sigma: float) -> FloatArray:
+    """Symmetric (zero-lag) Gaussian kernel of standard deviation ``sigma`` frames, truncated at 3 sigma."""
+    if sigma <= 0.0:
+        return np.ones(1)
+    half = max(1, math.ceil(3.0 * sigma))
+    j = np.arange(-half, half + 1, dtype=np.float64)
+    return np.exp(-0.5 * (j / sigma) ** 2)
+
+
+def smooth_root_offset(offset: FloatArray, sigma: float, previous: tuple[float, float] | None) -> FloatArray:
+    """Zero-lag Gaussian smoothing of an (N, 2) root offset over frames.
+
+    Frames outside the range do not exist: weights are renormalized at the edges, except that with a
+    ``previous`` offset (chained solves) the frames before the first one are taken to hold that offset.
+    A weighted mean never lengthens the offset beyond the largest input, so the ``max_root_offset`` cap holds.
+    """
+    w = gaussian_weights(sigma)
+    half = (w.size - 1) // 2
+    if half == 0:
+        return offset.copy()
+    n = offset.shape[0]
+    pad_val = np.zeros(2) if previous is None else np.asarray(previous, dtype=np.float64)
+    pad_mask = 0.0 if previous is None else 1.0
+    padded = np.concatenate([np.tile(pad_val, (half, 1)), offset, np.zeros((half, 2))])
+    mask = np.concatenate([np.full(half, pad_mask), np.ones(n), np.zeros(half)])
+    norm = np.convolve(mask, w, mode="valid")
+    out = np.empty_like(offset)
+    for k in range(2):
+        out[:, k] = np.convolve(padded[:, k] * mask, w, mode="valid") / norm
+    return out

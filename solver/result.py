@@ -1,0 +1,121 @@
+"""What a two-bone solve returns: per-frame arrays, flags and the state that chains one solve to the next."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+FlagArray = NDArray[np.uint16]
+BendArray = NDArray[np.int8]
+
+
+class IKFlag(enum.IntFlag):
+    """Per-frame bit field (``result.flags``), values fixed by docs/design.md."""
+
+    NONE = 0
+    CLAMPED_OUTER = 1  # the hard clamp at a+b-eps moved the distance
+    CLAMPED_INNER = 2  # the hard clamp at |a-b|+eps moved the distance
+    SOFTENED = 4  # outer or inner soft IK compressed the distance
+    LIMITED_SHOULDER = 8  # the shoulder limit changed the analytic shoulder angle
+    LIMITED_ELBOW = 16  # the elbow limit changed the analytic elbow angle
+    ROOT_MOVED = 32  # move_root: the frame's root offset is non-zero
+    STRETCHED = 64  # stretch: the frame's bone scale differs from 1
+    DIRECTION_HELD = 128  # target (numerically) at the shoulder: previous direction kept
+
+
+LIMITED = IKFlag.LIMITED_SHOULDER | IKFlag.LIMITED_ELBOW
+STRATEGY_APPLIED = IKFlag.ROOT_MOVED | IKFlag.STRETCHED
+
+
+@dataclass(frozen=True)
+class SolverState:
+    """Continuity carried from the last solved frame into the next solve (live preview, chunked bakes).
+
+    ``direction``: unit shoulder->target direction of the last frame (used when the next target sits on the
+    shoulder). ``bend``: last frame's bend side (+1/-1), the fallback of pole hysteresis.
+    ``root_offset``: last frame's root offset (length units), the history of the move_root smoothing filter.
+    """
+
+    direction: tuple[float, float] = (1.0, 0.0)
+    bend: int = 1
+    root_offset: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class TwoBoneResult:
+    """Per-frame output of :func:`solver.solve_two_bone`.
+
+    Arrays have a leading frame axis of length N; for a single target of shape ``(2,)`` that axis is dropped
+    (0-d arrays and ``(2,)`` points). Angles in radians, positions and distances in the targets' length units,
+    all in shoulder space (shoulder at the origin before any root offset).
+
+    - ``shoulder_angle``: upper bone direction from +x, counter-clockwise. Wrapped to (-pi, pi] without
+      shoulder limits; inside ``[min, max]`` of the shoulder limit otherwise.
+    - ``elbow_angle``: lower bone rotation relative to the upper bone (0 = straight), in [-pi, pi].
+    - ``elbow``, ``end``: elbow and tip positions recomputed by forward kinematics from the final angles,
+      bone lengths times ``stretch``, plus ``root_offset``.
+    - ``target``: the target the solver aimed at (after the optional smoothing filter).
+    - ``solved_target``: ``target`` after clamping/softening of its distance, along the (held) direction.
+    - ``error``: ``|end - raw input target|`` (before smoothing). ``error_solved``: ``|end - solved_target|``.
+    - ``distance``: raw shoulder->target distance; ``solved_distance``: after soft IK and clamping.
+    - ``flags``: :class:`IKFlag` bits per frame. ``bend``: the side used per frame (+1/-1).
+    - ``sensitivity``: largest singular value of d(shoulder, elbow)/d(target) of the analytic solution, in
+      radians per length unit (see :mod:`solver.sensitivity`).
+    - ``root_offset`` (N, 2): shoulder displacement applied by ``move_root``; ``stretch`` (N,): bone scale
+      applied by ``stretch``.
+    - ``state``: :class:`SolverState` of the last frame, to pass as ``previous=`` to the next solve.
+    """
+
+    shoulder_angle: FloatArray
+    elbow_angle: FloatArray
+    elbow: FloatArray
+    end: FloatArray
+    target: FloatArray
+    solved_target: FloatArray
+    error: FloatArray
+    error_solved: FloatArray
+    distance: FloatArray
+    solved_distance: FloatArray
+    flags: FlagArray
+    bend: BendArray
+    sensitivity: FloatArray
+    root_offset: FloatArray
+    stretch: FloatArray
+    state: SolverState
+
+    def _has(self, bits: IKFlag) -> NDArray[np.bool_]:
+        return np.asarray((self.flags & np.uint16(bits)) != 0)
+
+    @property
+    def clamped_outer(self) -> NDArray[np.bool_]:
+        """Frames where the outer hard clamp acted."""
+        return self._has(IKFlag.CLAMPED_OUTER)
+
+    @property
+    def clamped_inner(self) -> NDArray[np.bool_]:
+        """Frames where the inner hard clamp acted."""
+        return self._has(IKFlag.CLAMPED_INNER)
+
+    @property
+    def softened(self) -> NDArray[np.bool_]:
+        """Frames whose distance soft IK compressed."""
+        return self._has(IKFlag.SOFTENED)
+
+    @property
+    def limited(self) -> NDArray[np.bool_]:
+        """Frames where a shoulder or elbow limit changed the analytic angles."""
+        return self._has(LIMITED)
+
+    @property
+    def strategy_applied(self) -> NDArray[np.bool_]:
+        """Frames where move_root or stretch changed the chain."""
+        return self._has(STRATEGY_APPLIED)
+
+    @property
+    def direction_held(self) -> NDArray[np.bool_]:
+        """Frames whose target sat on the shoulder, solved along the previous direction."""
+        return self._has(IKFlag.DIRECTION_HELD)
