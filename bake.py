@@ -15,6 +15,7 @@ import numpy as np
 from . import anim_keys, sampling
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
+from .solver.result import LIMITED
 
 ERROR_PROP = "soft_ik_error"
 FLAGS_PROP = "soft_ik_flags"
@@ -187,9 +188,7 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
     report.frames = int(sol.valid.sum())
     report.error_max = float(err.max()) if err.size else 0.0
     report.error_mean = float(err.mean()) if err.size else 0.0
-    from .solver import Flags
-
-    limited = (sol.flags & (int(Flags.LIMITED_SHOULDER) | int(Flags.LIMITED_ELBOW))) != 0
+    limited = (sol.flags & int(LIMITED)) != 0
     report.limited_frames = int((limited & sol.valid).sum())
     report.invalid_frames = [int(f) for f in sol.frames[~sol.valid]]
     chain.bake_start, chain.bake_end = start, end

@@ -13,9 +13,9 @@ import numpy as np
 from . import solver
 from .rig import ChainRig
 from .solver import rotations
-from .solver.spaces import invert_matrices, transform_points
+from .solver.smoothing import make_filter
+from .solver.spaces import from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
-SMOOTHING_METHODS = {"EXPONENTIAL": "exponential", "ONE_EURO": "one_euro"}
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
 
 
@@ -107,12 +107,15 @@ def _strategy_options(rig: ChainRig, world_scale: float) -> dict[str, object]:
     }
 
 
-def _smoothing_options(rig: ChainRig, fps: float) -> dict[str, object] | None:
+def _target_filter(rig: ChainRig, fps: float) -> object | None:
     chain = rig.chain
     if chain.smoothing == "NONE":
         return None
-    return {"method": SMOOTHING_METHODS[chain.smoothing], "rate": fps, "min_cutoff": chain.smoothing_cutoff,
-            "beta": chain.smoothing_beta}
+    if chain.smoothing == "EXPONENTIAL":
+        # A one-pole low-pass with cutoff fc has time constant 1/(2 pi fc) seconds.
+        return make_filter("exponential", time_constant=fps / (2 * np.pi * float(chain.smoothing_cutoff)))
+    return make_filter("one_euro", rate=fps, min_cutoff=float(chain.smoothing_cutoff),
+                       beta=float(chain.smoothing_beta))
 
 
 def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
@@ -132,25 +135,22 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     else:
         parent_arm = arm_inv @ _forward_fill(samples.parent, valid)
         base = parent_arm @ rig.parent_to_upper
-    base_inv = invert_matrices(base)
     axes = axes_2d(rig)
 
     def to_2d(world: np.ndarray) -> np.ndarray:
-        local = transform_points(base_inv, transform_points(arm_inv, world))
-        return local @ axes.T
+        return to_shoulder_2d(transform_points(arm_inv, world), base, rig.normal, local_normal=rig.local_axes[0])
 
     target_world = samples.target[:, :3, 3]
     targets = to_2d(_forward_fill(samples.target, valid)[:, :3, 3])
     pole = None if samples.pole is None else to_2d(_forward_fill(samples.pole, valid)[:, :3, 3])
 
-    # One world unit in shoulder-space units, for bounds given in world units (mean over the frames).
-    world_to_local = float(np.mean(np.linalg.norm((base_inv[:, :3, :3] @ arm_inv[:, :3, :3]) @ axes[0], axis=1)))
-    world_scale = 1.0 / max(world_to_local, 1e-12)
+    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units.
+    world_scale = float(np.mean(np.linalg.norm((arm[:, :3, :3] @ base[:, :3, :3]) @ axes[0], axis=1)))
 
     chain = rig.chain
     common = {
         "softness": float(chain.softness),
-        "smoothing": _smoothing_options(rig, fps),
+        "smoothing": _target_filter(rig, fps),
         **_strategy_options(rig, world_scale),
     }
     if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
@@ -159,7 +159,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                                        inner_softness=float(chain.inner_softness), previous=previous,
                                        root_smoothing=int(chain.root_smoothing), **common)
         angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)
-        sensitivity = np.asarray(result.sensitivity, dtype=np.float64) * world_to_local
+        sensitivity = np.asarray(result.sensitivity, dtype=np.float64) / max(world_scale, 1e-12)
     else:
         solve = solver.solve_ccd if chain.solver == "CCD" else solver.solve_fabrik
         initial = rig.rest_angles.copy()
@@ -174,7 +174,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     stretch = np.asarray(result.stretch, dtype=np.float64) * np.ones(n_frames)
 
     def from_2d(p2: np.ndarray) -> np.ndarray:
-        return transform_points(arm, transform_points(base, p2 @ axes))
+        return transform_points(arm, from_shoulder_2d(p2, base, rig.normal, local_normal=rig.local_axes[0]))
 
     tip_world = from_2d(np.asarray(result.end))
     solved_world = from_2d(np.asarray(result.solved_target))

@@ -21,9 +21,10 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="soft_ik
 import bpy  # noqa: E402
 
 sys.path.insert(0, str(REPO))  # the demo and harness are dev tools beside the add-on, not part of it
+from tests.blender.harness import install_extension  # noqa: E402
+
 from demo.build import build_demo  # noqa: E402
 from demo.picture import render_demo_png  # noqa: E402
-from tests.blender.harness import install_extension  # noqa: E402
 
 
 def main() -> int:
