@@ -1,0 +1,178 @@
+"""Cyclic coordinate descent (CCD) for planar N-bone chains, solved over a frame range in time order."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
+from .chain_common import (
+    STALL_FRACTION,
+    ChainResult,
+    ChainSetup,
+    ChainState,
+    FrameKernel,
+    parse_options,
+    run_chain_solver,
+)
+
+DEFAULT_MAX_STEP = 0.5  # radians per joint per sweep
+
+
+def _joint_positions(
+    ang: Sequence[float], lengths: Sequence[float], px: list[float], py: list[float],
+) -> tuple[float, float]:
+    """Fill ``px, py`` with the joint positions (root first) and return the tip."""
+    x = y = a = 0.0
+    cos = math.cos
+    sin = math.sin
+    for i in range(len(ang)):
+        px[i] = x
+        py[i] = y
+        a += ang[i]
+        x += lengths[i] * cos(a)
+        y += lengths[i] * sin(a)
+    return x, y
+
+
+def ccd_frame(
+    angles: Sequence[float], tx: float, ty: float, lengths: Sequence[float],
+    lower: Sequence[float], upper: Sequence[float], *, tolerance: float, sweep_tolerance: float,
+    max_iterations: int, max_step: float,
+) -> tuple[list[float], int]:
+    """Solve one frame by CCD from the warm start ``angles``; returns ``(angles, sweeps used)``.
+
+    One sweep visits the joints from the tip to the root and turns each one so the tip swings toward the
+    target, by at most ``max_step`` radians (damping: without it the tip joints of a long chain whip round
+    and neighbouring frames land on different solutions), then clips it to ``[lower, upper]``. Stops when
+    the tip is within ``tolerance`` (length units), or within ``sweep_tolerance`` after at least one sweep
+    (the polish finishes the frame), after ``max_iterations`` sweeps, or when a sweep gains less than
+    ``STALL_FRACTION * tolerance`` (a limit blocks the chain).
+    """
+    ang = list(angles)
+    n = len(ang)
+    px = [0.0] * n
+    py = [0.0] * n
+    cos = math.cos
+    sin = math.sin
+    atan2 = math.atan2
+    stall = STALL_FRACTION * tolerance
+    previous_error = math.inf
+    used = 0
+    x, y = _joint_positions(ang, lengths, px, py)
+    while True:
+        # After a sweep only the tip is current (rotated along); the joints are refreshed before the next.
+        error = math.hypot(tx - x, ty - y)
+        if (
+            error <= tolerance
+            or (used and error <= sweep_tolerance)
+            or used >= max_iterations
+            or previous_error - error < stall
+        ):
+            return ang, used
+        previous_error = error
+        if used:
+            x, y = _joint_positions(ang, lengths, px, py)
+        used += 1
+        for i in range(n - 1, -1, -1):
+            jx = px[i]
+            jy = py[i]
+            ux = x - jx
+            uy = y - jy
+            vx = tx - jx
+            vy = ty - jy
+            turn = atan2(ux * vy - uy * vx, ux * vx + uy * vy)
+            if turn > max_step:
+                turn = max_step
+            elif turn < -max_step:
+                turn = -max_step
+            new = ang[i] + turn
+            if new < lower[i]:
+                new = lower[i]
+            elif new > upper[i]:
+                new = upper[i]
+            turn = new - ang[i]
+            if turn != 0.0:
+                ang[i] = new
+                c = cos(turn)
+                s = sin(turn)
+                x = jx + c * ux - s * uy
+                y = jy + s * ux + c * uy
+
+
+def make_ccd_kernel(setup: ChainSetup, max_step: float) -> FrameKernel:
+    """Bind the chain's options to :func:`ccd_frame` for :func:`solver.chain_common.solve_frames`."""
+    lens = [float(v) for v in setup.lengths]
+    lower = [float(v) for v in setup.lower]
+    upper = [float(v) for v in setup.upper]
+    tol = setup.tolerance
+    coarse = setup.sweep_tolerance
+    cap = setup.max_iterations
+
+    def kernel(warm: list[float], tx: float, ty: float) -> tuple[list[float], int]:
+        return ccd_frame(
+            warm, tx, ty, lens, lower, upper, tolerance=tol, sweep_tolerance=coarse, max_iterations=cap,
+            max_step=max_step,
+        )
+
+    return kernel
+
+
+def solve_ccd(
+    targets: ArrayLike,
+    lengths: ArrayLike,
+    *,
+    limits: ArrayLike | None = None,
+    tolerance: float = 1e-6,
+    max_iterations: int = 2000,
+    sweep_tolerance: float = 1e-3,
+    polish_iterations: int = 30,
+    softness: float = 0.0,
+    strategy: str = "accept",
+    max_root_offset: float | None = None,
+    stretch_range: tuple[float, float] = (0.9, 1.1),
+    initial_angles: ArrayLike | None = None,
+    previous: ChainState | None = None,
+    bend: int = 1,
+    max_step: float = DEFAULT_MAX_STEP,
+) -> ChainResult:
+    """Solve a planar N-bone chain by CCD for every frame, in time order.
+
+    ``targets`` (N, 2) in the chain root's space (length units); ``lengths`` (n,) bone lengths. Frame ``f``
+    starts from frame ``f - 1``'s pose (frame 0 from ``previous.angles``, else ``initial_angles``, default
+    straight along +x), so a smooth target path gives a smooth chain.
+
+    Options:
+
+    * ``limits``: (n, 2) radians ``(min, max)`` per joint (the first in root space, the others relative to
+      the parent), ``None`` for none; NaN or inf leaves that side open. Respected on every frame.
+    * ``tolerance``: fraction of ``L = sum(lengths)``; a frame has converged when its tip is within
+      ``tolerance * L`` of the solved target.
+    * ``max_iterations``: CCD sweep cap per frame.
+    * ``sweep_tolerance``: fraction of L. CCD sweeps run until the tip is this close (at least one sweep
+      per frame unless the warm start already meets ``tolerance``); then damped Gauss-Newton steps (the
+      smallest joint change, vectorized over all frames, at most ``polish_iterations`` per frame) finish to
+      ``tolerance``. CCD alone converges linearly, very slowly near full extension. The defaults reach
+      1e-6 L on reachable targets for chains of up to 32 bones, even from the straight rest pose.
+    * ``softness``: soft IK width as a fraction of L (0 = hard clamp), applied to the root->target distance.
+    * ``strategy``: ``'accept'``, ``'move_root'`` (``max_root_offset`` length units, default 0.1 L) or
+      ``'stretch'`` (``stretch_range`` factors); acts only where limits keep the tip off the target.
+    * ``initial_angles`` / ``previous``: warm start of the first frame (``previous`` wins; the result's
+      ``state`` continues a live preview one call at a time).
+    * ``bend``: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
+      two-bone solver's bend sign).
+    * ``max_step``: damping, the largest turn of one joint in one sweep (radians).
+
+    Targets at or beyond full reach give the exactly straight chain pointing at them (when the limits allow
+    it), with ``error`` equal to the clamped distance. See :class:`solver.chain_common.ChainResult`.
+    """
+    if not max_step > 0.0:
+        raise ValueError("max_step must be positive")
+    setup = parse_options(
+        lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
+        sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
+        strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
+        initial_angles=initial_angles, previous=previous, bend=bend,
+    )
+    return run_chain_solver(targets, setup, make_ccd_kernel(setup, float(max_step)))

@@ -1,0 +1,482 @@
+"""Shared machinery of the long-chain solvers (CCD and FABRIK, source document 八).
+
+A chain of ``n`` bones is solved in its root space (the root joint at the origin, see docs/design.md).
+``angles[..., 0]`` is the first bone's direction from +x, each next angle is relative to its parent,
+counter-clockwise, in radians. Everything here is solver-independent:
+
+* option parsing (lengths, per-joint limits, tolerance, strategy);
+* reachability: the root->target distance is clamped to the chain's reach ring and optionally softened
+  (:func:`prepare_targets`, vectorized over frames);
+* the time-ordered frame loop (:func:`solve_frames`): each frame starts from the previous frame's pose, so
+  the chain follows a smooth target smoothly. A per-frame kernel (CCD or FABRIK) does the iterations;
+* strategies for limit-blocked frames, forward kinematics and the result (:func:`finish`).
+
+Why the frame loop is pure Python over ``math`` floats: frames depend on each other (warm start), so they
+cannot be vectorized over time, and a per-frame numpy call costs about 1 µs per operation, more than a
+whole joint update on Python floats for chains of up to a few dozen bones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .fk import chain_forward_kinematics
+from .soft import soft_distance
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+# Result flags (bit field), same bit values as the two-bone solver where the meaning is shared.
+CLAMPED_OUTER = 1  # the raw target was at or beyond full reach: the solved target sits on the reach circle
+CLAMPED_INNER = 2  # the raw target was inside the inner ring the chain cannot fold to
+SOFTENED = 4  # soft IK compressed the distance (raw distance above L - s)
+LIMITED = 8  # chains: at least one joint ends the frame exactly on one of its limits
+LIMIT_BLOCKED = 16  # chains: a limit is active and the tip misses the solved target by more than tolerance
+ROOT_MOVED = 32  # strategy 'move_root' offset the root on this frame
+STRETCHED = 64  # strategy 'stretch' scaled the bones on this frame
+DIRECTION_HELD = 128  # zero distance inside the inner ring: the previous direction was kept
+
+STRATEGIES = ("accept", "move_root", "stretch")
+TAU = 2.0 * math.pi
+# A warm-start chain whose relative angles are all below this (radians) counts as straight: it has no bend
+# side, and CCD/FABRIK cannot bend a straight chain that is collinear with its target.
+STRAIGHT_EPS = 1e-9
+# Iterations stop early when one iteration improves the tip error by less than this fraction of the
+# tolerance: the frame is blocked by a limit (or converging too slowly to matter).
+STALL_FRACTION = 1e-3
+
+# kernel(warm angles, target x, target y) -> (angles, iterations used)
+FrameKernel = Callable[[list[float], float, float], tuple[list[float], int]]
+
+
+@dataclass(frozen=True)
+class ChainState:
+    """What a frame hands to the next one (pass it as ``previous=`` to continue a live preview).
+
+    ``angles`` (n,) radians, same convention as the result: the last frame's pose after the method's sweeps
+    (before the polish), which is what the next frame warm-starts from; ``direction`` (2,) unit vector of the last
+    non-zero root->target direction (used when a target sits exactly on the root).
+    """
+
+    angles: FloatArray
+    direction: FloatArray
+
+
+@dataclass(frozen=True)
+class ChainResult:
+    """Per-frame result of :func:`solver.solve_ccd` / :func:`solver.solve_fabrik` (N frames, n bones).
+
+    ``angles`` (N, n) radians: first from +x, others relative to the parent. ``joints`` (N, n+1, 2): root,
+    joints and tip by forward kinematics, including the strategy's root offset and stretch. ``end`` (N, 2)
+    tip. ``error`` (N,) distance from ``end`` to the raw target; ``error_solved`` (N,) distance to
+    ``solved_target`` (N, 2), the clamped/softened target the solver aimed at. ``iterations`` (N,) sweeps
+    (CCD) or backward+forward passes (FABRIK) used; 0 when the warm start already met the tolerance or the
+    straight chain was exact. ``converged`` (N,) ``error_solved <= tolerance * L``. ``flags`` (N,) bit field
+    (module constants). ``root_offset`` (N, 2) length units, ``stretch`` (N,) factor. ``state`` continues the
+    solve in a later call (``previous=state``) exactly as if the frames had been solved in one call.
+    """
+
+    angles: FloatArray
+    joints: FloatArray
+    end: FloatArray
+    error: FloatArray
+    error_solved: FloatArray
+    solved_target: FloatArray
+    iterations: IntArray
+    converged: BoolArray
+    flags: IntArray
+    root_offset: FloatArray
+    stretch: FloatArray
+    state: ChainState
+
+
+@dataclass(frozen=True)
+class ChainSetup:
+    """Validated options shared by both solvers (built by :func:`parse_options`)."""
+
+    lengths: FloatArray
+    lower: FloatArray  # (n,) -inf where unlimited
+    upper: FloatArray  # (n,) +inf where unlimited
+    has_limits: bool
+    total_length: float
+    tolerance: float  # absolute, length units
+    max_iterations: int
+    sweep_tolerance: float  # absolute, length units: the method's sweeps stop here, the polish goes on
+    polish_iterations: int
+    polish_max_step: float  # radians per joint per polish step
+    softness: float  # fraction of L
+    strategy: str
+    max_root_offset: float  # length units
+    stretch_range: tuple[float, float]
+    bend: int
+    warm_angles: FloatArray  # (n,) first frame's warm start
+    warm_direction: FloatArray  # (2,)
+
+
+def parse_options(
+    lengths: ArrayLike,
+    *,
+    limits: ArrayLike | None,
+    tolerance: float,
+    max_iterations: int,
+    sweep_tolerance: float,
+    polish_iterations: int,
+    softness: float,
+    strategy: str,
+    max_root_offset: float | None,
+    stretch_range: tuple[float, float],
+    initial_angles: ArrayLike | None,
+    previous: ChainState | None,
+    bend: int,
+) -> ChainSetup:
+    """Validate the options documented on the solvers and convert them to absolute units."""
+    lens = np.asarray(lengths, dtype=np.float64)
+    if lens.ndim != 1 or lens.size == 0 or not np.all(np.isfinite(lens)) or np.any(lens <= 0.0):
+        raise ValueError("lengths must be a non-empty 1-D array of positive finite numbers")
+    n = lens.size
+    total = float(lens.sum())
+    lower = np.full(n, -np.inf)
+    upper = np.full(n, np.inf)
+    if limits is not None:
+        lim = np.asarray(limits, dtype=np.float64)
+        if lim.shape != (n, 2):
+            raise ValueError(f"limits must have shape ({n}, 2), got {lim.shape}")
+        lower = np.where(np.isnan(lim[:, 0]), -np.inf, lim[:, 0])
+        upper = np.where(np.isnan(lim[:, 1]), np.inf, lim[:, 1])
+        if np.any(lower > upper):
+            raise ValueError("every limit needs min <= max")
+    if not tolerance > 0.0:
+        raise ValueError("tolerance must be positive")
+    if max_iterations < 0 or polish_iterations < 0:
+        raise ValueError("max_iterations and polish_iterations must be >= 0")
+    if not 0.0 <= softness < 1.0:
+        raise ValueError("softness is a fraction of the chain length in [0, 1)")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    lo_k, hi_k = float(stretch_range[0]), float(stretch_range[1])
+    if not 0.0 < lo_k <= 1.0 <= hi_k:
+        raise ValueError("stretch_range must satisfy 0 < min <= 1 <= max")
+    if bend not in (1, -1):
+        raise ValueError("bend must be +1 or -1")
+    root_cap = 0.1 * total if max_root_offset is None else float(max_root_offset)
+    if root_cap < 0.0:
+        raise ValueError("max_root_offset must be >= 0")
+
+    if previous is not None:
+        warm = np.asarray(previous.angles, dtype=np.float64).copy()
+        direction = np.asarray(previous.direction, dtype=np.float64).copy()
+    else:
+        warm = np.zeros(n) if initial_angles is None else np.asarray(initial_angles, dtype=np.float64).copy()
+        tip = chain_forward_kinematics(warm, lens)[-1] if warm.shape == (n,) else np.zeros(2)
+        norm = float(np.hypot(tip[0], tip[1]))
+        direction = tip / norm if norm > 0.0 else np.array([1.0, 0.0])
+    if warm.shape != (n,) or not np.all(np.isfinite(warm)):
+        raise ValueError(f"initial/previous angles must be {n} finite numbers")
+    warm = np.clip(warm, lower, upper)
+    return ChainSetup(
+        lengths=lens,
+        lower=lower,
+        upper=upper,
+        has_limits=bool(np.any(np.isfinite(lower)) or np.any(np.isfinite(upper))),
+        total_length=total,
+        tolerance=float(tolerance) * total,
+        max_iterations=int(max_iterations),
+        sweep_tolerance=max(float(sweep_tolerance), float(tolerance)) * total,
+        polish_iterations=int(polish_iterations),
+        polish_max_step=0.25,
+        softness=float(softness),
+        strategy=strategy,
+        max_root_offset=root_cap,
+        stretch_range=(lo_k, hi_k),
+        bend=int(bend),
+        warm_angles=warm,
+        warm_direction=direction,
+    )
+
+
+def reach_radii(lengths: FloatArray) -> tuple[float, float]:
+    """``(inner, outer)`` reach of a chain: it can put its tip at any distance in ``[inner, outer]``.
+
+    ``outer`` is the sum of the lengths; ``inner`` is ``max(0, 2 * longest - L)`` (the longest bone folded
+    back against all the others).
+    """
+    total = float(lengths.sum())
+    return max(0.0, 2.0 * float(lengths.max()) - total), total
+
+
+def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, FloatArray, IntArray]:
+    """Clamp and soften the raw targets (vectorized over frames).
+
+    Returns ``(raw (N, 2), solved (N, 2), flags (N,))``. The distance is clamped to the reach ring
+    ``[inner, L]`` (a target at or beyond full reach lands exactly on the outer circle, so the error equals
+    the clamped distance) after soft IK (``softness * L`` wide, :func:`solver.soft.soft_distance`). A target
+    exactly on the root with a non-zero inner radius keeps the last non-zero direction.
+    """
+    raw = np.asarray(targets, dtype=np.float64)
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise ValueError(f"targets must have shape (N, 2), got {raw.shape}")
+    if not np.all(np.isfinite(raw)):
+        raise ValueError("targets must be finite")
+    inner, outer = reach_radii(setup.lengths)
+    dist = np.hypot(raw[:, 0], raw[:, 1])
+    flags = np.zeros(len(raw), dtype=np.int64)
+
+    tiny = 1e-12 * outer
+    nonzero = dist > tiny
+    # Last non-zero direction, carried forward over frames (first frame: the warm start's direction).
+    idx = np.where(nonzero, np.arange(len(raw)), -1)
+    np.maximum.accumulate(idx, out=idx)
+    safe = np.where(nonzero, dist, 1.0)
+    unit_now = raw / safe[:, None]
+    unit = np.where((idx >= 0)[:, None], unit_now[np.maximum(idx, 0)], setup.warm_direction[None, :])
+
+    soft_width = setup.softness * outer
+    solved_d = soft_distance(dist, outer, soft_width) if soft_width > 0.0 else dist.copy()
+    flags |= np.where(dist > outer - soft_width, SOFTENED, 0) if soft_width > 0.0 else 0
+    flags |= np.where(dist >= outer, CLAMPED_OUTER, 0)
+    solved_d = np.minimum(solved_d, outer)
+    below = solved_d < inner
+    flags |= np.where(below, CLAMPED_INNER, 0)
+    flags |= np.where(below & ~nonzero, DIRECTION_HELD, 0)
+    solved_d = np.maximum(solved_d, inner)
+    solved = unit * solved_d[:, None]
+    return raw, solved, flags
+
+
+def wrap(x: float) -> float:
+    """``x`` wrapped to ``[-pi, pi)``."""
+    return x - TAU * math.floor(x / TAU + 0.5)
+
+
+def arc_start(
+    direction_angle: float, distance: float, lengths: Sequence[float], bend: int,
+    lower: Sequence[float], upper: Sequence[float],
+) -> list[float]:
+    """A warm start for a straight chain: an even arc whose tip points at the target.
+
+    A straight chain collinear with a target inside its reach is a fixed point of both CCD and FABRIK, so
+    it would never bend. This pose bends every joint by the same angle ``bend * k`` (``bend = +1``: relative
+    angles positive, the middle joints on the clockwise side of the root->target line, matching the two-bone
+    solver's bend sign), with ``k`` chosen so the chord is close to ``distance``, then rotates the first bone
+    so the tip lies on the root->target ray. Clipped to the limits; if the limits forbid the ``bend`` side,
+    the other side is used.
+    """
+    n = len(lengths)
+    total = math.fsum(lengths)
+    if n == 1:
+        return [min(max(direction_angle, lower[0]), upper[0])]
+    shortfall = max(0.0, 1.0 - distance / total)
+    # Chord of an even arc of n equal bones: L * (1 - (n^2 - 1) k^2 / 24 + ...); capped at a half-turn total.
+    k = min(math.sqrt(24.0 * shortfall / (n * n - 1)), math.pi / n)
+    k = max(k, 1e-6)
+    pose: list[float] = []
+    for side in (bend, -bend):
+        rel = [min(max(side * k, lower[i]), upper[i]) for i in range(1, n)]
+        x = y = a = 0.0
+        for i in range(n):
+            a += 0.0 if i == 0 else rel[i - 1]
+            x += lengths[i] * math.cos(a)
+            y += lengths[i] * math.sin(a)
+        first = direction_angle - math.atan2(y, x)
+        pose = [min(max(first, lower[0]), upper[0]), *rel]
+        if any(abs(r) > STRAIGHT_EPS for r in rel):
+            break
+    return pose
+
+
+def solve_frames(kernel: FrameKernel, solved: FloatArray, setup: ChainSetup) -> tuple[FloatArray, IntArray]:
+    """Run ``kernel`` over the frames in time order; each frame warm-starts from the previous frame's pose.
+
+    Before the kernel runs, two cases are settled without iterating: a target on the outer reach circle
+    gets the exactly straight chain pointing at it (when the limits allow it), and a straight warm start
+    with a target inside reach is replaced by :func:`arc_start` (the only way to give it a bend side).
+    The first angle is unwrapped next to the previous frame's, so it never jumps by a turn.
+    """
+    lens = [float(v) for v in setup.lengths]
+    lower = [float(v) for v in setup.lower]
+    upper = [float(v) for v in setup.upper]
+    n = len(lens)
+    outer = setup.total_length
+    tol = setup.tolerance
+    warm = [float(v) for v in setup.warm_angles]
+    poses: list[list[float]] = []
+    iterations: list[int] = []
+    xs = solved[:, 0].tolist()
+    ys = solved[:, 1].tolist()
+    hypot = math.hypot
+    for tx, ty in zip(xs, ys, strict=True):
+        dist = hypot(tx, ty)
+        # Solved targets on the outer circle are at distance L up to rounding.
+        full = dist >= outer * (1.0 - 1e-12)
+        straight = n > 1 and max(warm[1:]) <= STRAIGHT_EPS and min(warm[1:]) >= -STRAIGHT_EPS
+        if dist > 0.0 and (full or (straight and dist < outer - tol)):
+            phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0])
+            if full:
+                pose = [phi] + [0.0] * (n - 1)
+                if all(lower[i] <= pose[i] <= upper[i] for i in range(n)):
+                    warm = pose
+                    poses.append(pose)
+                    iterations.append(0)
+                    continue
+            else:
+                warm = arc_start(phi, dist, lens, setup.bend, lower, upper)
+        warm, used = kernel(warm, tx, ty)
+        poses.append(warm)
+        iterations.append(used)
+    out = np.array(poses, dtype=np.float64).reshape(len(poses), n)
+    return out, np.array(iterations, dtype=np.int64)
+
+
+def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[FloatArray, IntArray]:
+    """Finish every frame with damped Gauss-Newton steps, vectorized over frames; ``(angles, steps)``.
+
+    CCD and FABRIK converge linearly, with a rate that tends to 1 near full extension and near the folded
+    limit, so reaching ``1e-6 L`` by sweeps alone would take hundreds or thousands of sweeps there. Once
+    the method's own sweeps have brought a frame within ``sweep_tolerance``, each step here applies the
+    smallest joint change that moves the tip onto the target to first order,
+    ``delta = J^T (J J^T + lambda^2 I)^-1 (target - tip)`` (a 2x2 solve per frame, ``J`` the tip Jacobian
+    of the relative angles). Being the minimal change, it adds no motion in the chain's null space, so it
+    neither alters the method's pose character nor the frame-to-frame continuity. Joints whose step would
+    cross a limit are frozen for that step; a step that does not reduce the error is undone and ends the
+    frame (limit-blocked frames).
+    """
+    ang = angles.copy()
+    n_frames = len(ang)
+    steps = np.zeros(n_frames, dtype=np.int64)
+    lens = setup.lengths
+    lower = setup.lower
+    upper = setup.upper
+    tol = setup.tolerance
+    damping = (1e-9 * setup.total_length) ** 2
+    active = np.arange(n_frames)
+    best_err = np.full(n_frames, np.inf)
+    backup = ang.copy()
+    while active.size:
+        a = ang[active]
+        joints = chain_forward_kinematics(a, lens)
+        tip = joints[:, -1, :]
+        e = solved[active] - tip
+        err = np.hypot(e[:, 0], e[:, 1])
+        worse = err >= best_err[active]
+        # A step that made things worse is undone, and the frame is done (blocked or at rounding level).
+        ang[active[worse]] = backup[active[worse]]
+        gain = best_err[active] - err
+        keep = ~worse & (err > tol) & (gain >= STALL_FRACTION * tol)
+        keep &= steps[active] < setup.polish_iterations
+        best_err[active] = np.where(worse, best_err[active], err)
+        active = active[keep]
+        if active.size == 0:
+            break
+        a = a[keep]
+        e = e[keep]
+        joints = joints[keep]
+        lever = joints[:, -1:, :] - joints[:, :-1, :]
+        jx = -lever[..., 1]
+        jy = lever[..., 0]
+        free = np.ones(a.shape, dtype=bool)
+        delta = np.zeros_like(a)
+        for _round in range(3):
+            fx = np.where(free, jx, 0.0)
+            fy = np.where(free, jy, 0.0)
+            sxx = np.einsum("fi,fi->f", fx, fx) + damping
+            sxy = np.einsum("fi,fi->f", fx, fy)
+            syy = np.einsum("fi,fi->f", fy, fy) + damping
+            det = sxx * syy - sxy * sxy
+            wx = (syy * e[:, 0] - sxy * e[:, 1]) / det
+            wy = (sxx * e[:, 1] - sxy * e[:, 0]) / det
+            delta = fx * wx[:, None] + fy * wy[:, None]
+            crossing = free & ((a + delta < lower) | (a + delta > upper))
+            if not np.any(crossing):
+                break
+            free &= ~crossing
+        biggest = np.max(np.abs(delta), axis=1)
+        shrink = np.minimum(1.0, setup.polish_max_step / np.maximum(biggest, 1e-300))
+        backup[active] = a
+        ang[active] = np.clip(a + delta * shrink[:, None], lower, upper)
+        steps[active] += 1
+    return ang, steps
+
+
+def run_chain_solver(targets: ArrayLike, setup: ChainSetup, kernel: FrameKernel) -> ChainResult:
+    """Whole pipeline: reach clamp/softening, time-ordered sweeps, vectorized polish, strategy, result.
+
+    ``iterations`` counts the method's sweeps plus the polish steps of each frame.
+    """
+    raw, solved, flags = prepare_targets(targets, setup)
+    swept, sweeps = solve_frames(kernel, solved, setup)
+    angles, steps = polish(swept, solved, setup)
+    carry = swept[-1] if len(swept) else setup.warm_angles
+    return finish(raw, solved, flags, angles, sweeps + steps, setup, carry)
+
+
+def finish(
+    raw: FloatArray, solved: FloatArray, flags: IntArray, angles: FloatArray, iterations: IntArray,
+    setup: ChainSetup, carry: FloatArray,
+) -> ChainResult:
+    """Apply the strategy on limit-blocked frames, recompute everything by forward kinematics.
+
+    Strategies act only on frames flagged ``LIMIT_BLOCKED`` (a joint limit is active and the tip misses the
+    solved target by more than the tolerance); the pose itself is kept, so continuity is untouched:
+
+    * ``accept``: nothing moves; the error is reported.
+    * ``move_root``: the root moves by the residual (solved target - tip), shortened to
+      ``max_root_offset``. The residual follows the warm-started pose, so the offset is continuous.
+    * ``stretch``: every bone is scaled by the factor that brings the tip closest to the solved target
+      (projection of the target on the tip direction), clipped to ``stretch_range``.
+    """
+    flags = flags.copy()
+    joints = chain_forward_kinematics(angles, setup.lengths)
+    tip = joints[:, -1, :]
+    eps_angle = 1e-12
+    at_limit = (np.isfinite(setup.lower) & (angles <= setup.lower + eps_angle)) | (
+        np.isfinite(setup.upper) & (angles >= setup.upper - eps_angle)
+    )
+    limited = np.any(at_limit, axis=1)
+    residual = solved - tip
+    miss = np.hypot(residual[:, 0], residual[:, 1])
+    blocked = limited & (miss > setup.tolerance)
+    flags |= np.where(limited, LIMITED, 0)
+    flags |= np.where(blocked, LIMIT_BLOCKED, 0)
+
+    n_frames = len(angles)
+    offset = np.zeros((n_frames, 2))
+    stretch = np.ones(n_frames)
+    if setup.strategy == "move_root":
+        scale = np.minimum(1.0, setup.max_root_offset / np.maximum(miss, 1e-300))
+        offset = np.where(blocked[:, None], residual * scale[:, None], 0.0)
+        flags |= np.where(blocked & (setup.max_root_offset > 0.0), ROOT_MOVED, 0)
+    elif setup.strategy == "stretch":
+        tip_sq = np.maximum(np.einsum("fi,fi->f", tip, tip), 1e-300)
+        best = np.einsum("fi,fi->f", tip, solved) / tip_sq
+        stretch = np.where(blocked, np.clip(best, *setup.stretch_range), 1.0)
+        flags |= np.where(stretch != 1.0, STRETCHED, 0)
+    joints = joints * stretch[:, None, None] + offset[:, None, :]
+    end = joints[:, -1, :]
+    error = np.hypot(*(raw - end).T)
+    error_solved = np.hypot(*(solved - end).T)
+    # The next frame warm-starts from the last frame's swept pose (``carry``), exactly as inside one call,
+    # so a preview solving one frame per call reproduces a bake of the whole range.
+    norms = np.hypot(solved[:, 0], solved[:, 1])
+    moved = np.flatnonzero(norms > 0.0)
+    direction = solved[moved[-1]] / norms[moved[-1]] if moved.size else setup.warm_direction.copy()
+    state = ChainState(angles=np.array(carry, dtype=np.float64), direction=direction)
+    return ChainResult(
+        angles=angles,
+        joints=joints,
+        end=end,
+        error=error,
+        error_solved=error_solved,
+        solved_target=solved,
+        iterations=iterations,
+        converged=error_solved <= setup.tolerance,
+        flags=flags,
+        root_offset=offset,
+        stretch=stretch,
+        state=state,
+    )
