@@ -1,0 +1,340 @@
+"""Sample animated transforms over a frame range, exactly, without moving the user's frame.
+
+Public API:
+
+- :func:`sample_world_matrices` ``(context, requests, frames, *, method="AUTO") -> (len(requests), N, 4, 4)``.
+  A request is ``(obj, None)`` (the object's ``matrix_world``), ``(obj, bone_name)`` (the pose bone's world
+  matrix ``obj.matrix_world @ pose_bone.matrix``) or ``(obj, bone_name, "ARMATURE")`` (the armature-space
+  ``pose_bone.matrix``); ``"WORLD"`` as third item is the default. ``frames``: any sequence of frame numbers
+  (subframes allowed). Values are float64 copies of Blender's float32 matrices; non-finite values come back
+  as they are.
+- :func:`fcurve_only_reason` ``(obj, bones=()) -> str | None``: why an object (and the listed bones) cannot take
+  the F-curve path, or ``None`` when it can.
+
+Two strategies, chosen per request (``method="AUTO"``):
+
+1. **F-curves** (exact, ~0.2 µs per frame and channel): the object has no parent, constraints, drivers, NLA,
+   rigid body or delta transforms, its action is plain (influence 1, replace) and animates only its
+   location/rotation/scale (and, for an armature, bones other than the requested ones and their ancestors,
+   with no bone constraints anywhere). Channels are sampled from a temporary copy of the action
+   (``convert_to_samples``, which includes modifiers and extrapolation) and composed with
+   :func:`solver.spaces.compose_matrices`; unanimated bones' matrices are read once.
+2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
+   requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
+   ``frame_set`` and read through its own depsgraph.
+
+``method="FCURVES"`` or ``"SCENE"`` forces one strategy (``FCURVES`` raises ``ValueError`` for an ineligible
+request). Nothing is left behind: the temporary scene and action copies are removed (also on error). The
+temporary depsgraph writes animated values back to the original objects, like any frame change, so afterwards
+the user's scene is re-evaluated at its own frame (``frame_set`` to the current frame and subframe): unkeyed
+edits of animated channels of the sampled objects are reset, exactly as a frame change would.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import bpy
+import numpy as np
+
+from .solver.spaces import compose_matrices
+
+KINDS = ("WORLD", "ARMATURE")
+METHODS = ("AUTO", "FCURVES", "SCENE")
+_TRANSFORM_PATHS = {
+    "location": 3,
+    "rotation_euler": 3,
+    "rotation_quaternion": 4,
+    "rotation_axis_angle": 4,
+    "scale": 3,
+}
+_ROTATION_PATH = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+_BONE_PREFIX = 'pose.bones["'
+
+
+def _layered_actions() -> bool:
+    return "layers" in bpy.types.Action.bl_rna.properties
+
+
+def action_fcurves(anim_data: Any) -> list[Any] | None:
+    """F-curves of the action assigned to ``anim_data`` (through its slot on 4.4+).
+
+    Returns ``[]`` without an action, ``None`` when the action cannot be read as one plain set of F-curves
+    (several layers or strips).
+    """
+    action = anim_data.action if anim_data is not None else None
+    if action is None:
+        return []
+    if not _layered_actions() or getattr(action, "is_action_legacy", False):
+        return list(action.fcurves)
+    slot = anim_data.action_slot
+    if slot is None:
+        return []
+    if len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers):
+        return None
+    out: list[Any] = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if bag.slot_handle == slot.handle:
+                    out.extend(bag.fcurves)
+    return out
+
+
+def _live(fcurve: Any) -> bool:
+    """Whether the animation system applies this F-curve (not muted, valid path, not empty)."""
+    if fcurve.mute or not fcurve.is_valid:
+        return False
+    if fcurve.group is not None and fcurve.group.mute:
+        return False
+    return len(fcurve.keyframe_points) > 0 or len(fcurve.modifiers) > 0
+
+
+def _bone_of_path(path: str) -> str | None:
+    if not path.startswith(_BONE_PREFIX):
+        return None
+    end = path.find('"]', len(_BONE_PREFIX))
+    return None if end < 0 else path[len(_BONE_PREFIX) : end].replace('\\"', '"').replace("\\\\", "\\")
+
+
+def _ancestors(obj: Any, bones: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for name in bones:
+        bone = obj.data.bones.get(name)
+        while bone is not None:
+            out.add(bone.name)
+            bone = bone.parent
+    return out
+
+
+def _identity_deltas(obj: Any) -> bool:
+    return (
+        tuple(obj.delta_location) == (0.0, 0.0, 0.0)
+        and tuple(obj.delta_rotation_euler) == (0.0, 0.0, 0.0)
+        and tuple(obj.delta_rotation_quaternion) == (1.0, 0.0, 0.0, 0.0)
+        and tuple(obj.delta_scale) == (1.0, 1.0, 1.0)
+    )
+
+
+def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
+    """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
+    if obj.parent is not None:
+        return "has a parent"
+    if len(obj.constraints):
+        return "has constraints"
+    if getattr(obj, "rigid_body", None) is not None:
+        return "is a rigid body"
+    if not _identity_deltas(obj):
+        return "has delta transforms"
+    ad = obj.animation_data
+    relevant = _ancestors(obj, bones) if bones else set()
+    if bones:
+        if obj.type != "ARMATURE":
+            return "bone requested on a non-armature"
+        if any(len(pb.constraints) for pb in obj.pose.bones):
+            return "has bone constraints"
+        data_ad = obj.data.animation_data
+        if data_ad is not None and (data_ad.action is not None or len(data_ad.drivers) or len(data_ad.nla_tracks)):
+            return "its armature data is animated"
+    if ad is None:
+        return None
+    if len(ad.drivers):
+        return "has drivers"
+    if len(ad.nla_tracks) or ad.use_tweak_mode:
+        return "uses NLA"
+    if ad.action is None:
+        return None
+    if ad.action_influence != 1.0 or ad.action_blend_type != "REPLACE":
+        return "action influence or blending"
+    fcurves = action_fcurves(ad)
+    if fcurves is None:
+        return "layered action with several layers or strips"
+    for fc in fcurves:
+        if not _live(fc):
+            continue
+        path = fc.data_path
+        if path in _TRANSFORM_PATHS or path.startswith("["):
+            continue
+        bone = _bone_of_path(path)
+        if bone is not None and obj.type == "ARMATURE":
+            if bone in relevant:
+                return f'bone "{bone}" or an ancestor is animated'
+            continue
+        return f"animates {path}"
+    return None
+
+
+def _parse_requests(requests: Sequence[Sequence[Any]]) -> list[tuple[Any, str | None, str]]:
+    parsed = []
+    for req in requests:
+        obj, bone = req[0], req[1]
+        kind = req[2] if len(req) > 2 else "WORLD"
+        if kind not in KINDS:
+            raise ValueError(f"request kind must be one of {KINDS}, got {kind!r}")
+        if kind == "ARMATURE" and not bone:
+            raise ValueError("an ARMATURE-space request needs a bone name")
+        if bone and (obj.type != "ARMATURE" or obj.pose.bones.get(bone) is None):
+            raise ValueError(f'"{obj.name}" has no pose bone "{bone}"')
+        parsed.append((obj, bone or None, kind))
+    return parsed
+
+
+def sample_world_matrices(
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *, method: str = "AUTO"
+) -> np.ndarray:
+    """Matrices ``(len(requests), N, 4, 4)`` of each request at each frame (see the module docstring)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    parsed = _parse_requests(requests)
+    out = np.empty((len(parsed), frames_arr.size, 4, 4))
+    if not parsed or frames_arr.size == 0:
+        return out
+
+    bones_of: dict[Any, set[str]] = {}
+    for obj, bone, _kind in parsed:
+        bones_of.setdefault(obj, set())
+        if bone:
+            bones_of[obj].add(bone)
+    fast: set[Any] = set()
+    if method != "SCENE":
+        for obj, bones in bones_of.items():
+            reason = fcurve_only_reason(obj, sorted(bones))
+            if reason is None:
+                fast.add(obj)
+            elif method == "FCURVES":
+                raise ValueError(f'"{obj.name}" cannot be sampled from F-curves: {reason}')
+
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
+    slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast]
+    if fast_idx:
+        _sample_fcurves(context, [parsed[i] for i in fast_idx], frames_arr, out, fast_idx)
+    if slow_idx:
+        _sample_temp_scene(context, [parsed[i] for i in slow_idx], frames_arr, out, slow_idx)
+    return out
+
+
+# --- F-curve path ------------------------------------------------------------------------------------------
+
+
+class _ChannelSampler:
+    """Samples F-curves at the requested frames; integer frames through temporary action copies."""
+
+    def __init__(self, frames: np.ndarray) -> None:
+        self.frames = frames
+        self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
+        self.copies: dict[Any, Any] = {}
+
+    def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
+        action = anim_data.action
+        copy = self.copies.get(action)
+        if copy is None:
+            copy = action.copy()
+            self.copies[action] = copy
+        if _layered_actions() and not getattr(copy, "is_action_legacy", False):
+            for layer in copy.layers:
+                for strip in layer.strips:
+                    for bag in strip.channelbags:
+                        if bag.slot_handle == anim_data.action_slot.handle:
+                            found = bag.fcurves.find(fcurve.data_path, index=fcurve.array_index)
+                            if found is not None:
+                                return found
+            raise RuntimeError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] missing in the action copy")
+        return copy.fcurves.find(fcurve.data_path, index=fcurve.array_index)
+
+    def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        if not self.integral:
+            return np.array([fcurve.evaluate(f) for f in self.frames], dtype=np.float64)
+        start = int(self.frames.min())
+        end = int(self.frames.max())
+        fc = self._copy_fcurve(anim_data, fcurve)
+        fc.convert_to_samples(start, end + 1)  # end is exclusive
+        co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
+        fc.sampled_points.foreach_get("co", co)
+        values = co[1::2].astype(np.float64)
+        return values[(self.frames - start).astype(np.int64)]
+
+    def close(self) -> None:
+        for copy in self.copies.values():
+            bpy.data.actions.remove(copy)
+        self.copies.clear()
+
+
+def _object_matrices(obj: Any, sampler: _ChannelSampler) -> np.ndarray:
+    """World matrices of an unparented, unconstrained object from its F-curves (current values elsewhere)."""
+    n = sampler.frames.size
+    mode = obj.rotation_mode
+    rot_path = _ROTATION_PATH.get(mode, "rotation_euler")
+    channels = {
+        "location": np.tile(np.array(obj.location, dtype=np.float64), (n, 1)),
+        rot_path: np.tile(np.array(getattr(obj, rot_path), dtype=np.float64), (n, 1)),
+        "scale": np.tile(np.array(obj.scale, dtype=np.float64), (n, 1)),
+    }
+    ad = obj.animation_data
+    fcurves = action_fcurves(ad) or []
+    for fc in fcurves:
+        if fc.data_path in channels and _live(fc) and fc.array_index < channels[fc.data_path].shape[1]:
+            channels[fc.data_path][:, fc.array_index] = sampler.sample(ad, fc)
+    return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
+
+
+def _sample_fcurves(
+    context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+) -> None:
+    sampler = _ChannelSampler(frames)
+    world: dict[Any, np.ndarray] = {}
+    depsgraph = None
+    try:
+        for (obj, bone, kind), i in zip(requests, idx, strict=True):
+            if obj not in world:
+                world[obj] = _object_matrices(obj, sampler)
+            if bone is None:
+                out[i] = world[obj]
+                continue
+            if depsgraph is None:
+                depsgraph = context.evaluated_depsgraph_get()
+            pose = np.array(obj.evaluated_get(depsgraph).pose.bones[bone].matrix, dtype=np.float64)
+            out[i] = pose[None] if kind == "ARMATURE" else world[obj] @ pose[None]
+    finally:
+        sampler.close()
+
+
+# --- temporary scene path ----------------------------------------------------------------------------------
+
+
+def _sample_temp_scene(
+    context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+) -> None:
+    scene = context.scene
+    user_frame, user_subframe = scene.frame_current, scene.frame_subframe
+    objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
+    tmp = bpy.data.scenes.new(".soft_ik_sampling")
+    try:
+        tmp.render.fps = scene.render.fps
+        tmp.render.fps_base = scene.render.fps_base
+        for obj in objects:
+            tmp.collection.objects.link(obj)
+        with context.temp_override(scene=tmp, view_layer=tmp.view_layers[0]):
+            depsgraph = context.evaluated_depsgraph_get()
+        for f_i, frame in enumerate(frames.tolist()):
+            if not math.isfinite(frame):
+                out[idx, f_i] = np.nan
+                continue
+            whole = math.floor(frame)
+            tmp.frame_set(whole, subframe=frame - whole)
+            evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
+            for (obj, bone, kind), i in zip(requests, idx, strict=True):
+                ev = evaluated[obj]
+                if bone is None:
+                    out[i, f_i] = ev.matrix_world
+                elif kind == "ARMATURE":
+                    out[i, f_i] = ev.pose.bones[bone].matrix
+                else:
+                    # Multiply in float64: mathutils would round the product to float32.
+                    out[i, f_i] = np.array(ev.matrix_world) @ np.array(ev.pose.bones[bone].matrix)
+    finally:
+        bpy.data.scenes.remove(tmp)
+        # The temporary depsgraph flushed its last frame into the original objects: re-evaluate the user's.
+        scene.frame_set(user_frame, subframe=user_subframe)

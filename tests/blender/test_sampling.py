@@ -1,0 +1,262 @@
+"""sampling.py against Blender's own evaluation (``scene.frame_set`` + ``matrix_world``) in real Blender.
+
+Runs under the Blender test harness (installed add-on) or standalone:
+``.venvs/bpy-5.0/bin/python -m pytest tests/blender/test_sampling.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+bpy = pytest.importorskip("bpy")
+np = pytest.importorskip("numpy")
+
+ROOT = Path(__file__).resolve().parents[2]
+FRAMES = np.arange(-3, 41, dtype=np.float64)  # also before the first and after the last key (extrapolation)
+ROTATION_MODES = ("QUATERNION", "AXIS_ANGLE", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+
+
+def _load_sampling() -> ModuleType:
+    ext_id = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["id"]
+    installed = f"bl_ext.user_default.{ext_id}"
+    if installed in sys.modules:
+        return importlib.import_module(f"{installed}.sampling")
+    # No harness: import the repository as a package by path (tests only; the add-on never touches sys.path).
+    name = "soft_ik_2d_under_test"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return importlib.import_module(f"{name}.sampling")
+
+
+sampling = _load_sampling()
+
+
+def data_counts() -> dict[str, int]:
+    return {
+        attr: len(getattr(bpy.data, attr))
+        for attr in dir(bpy.data)
+        if isinstance(getattr(bpy.data, attr, None), bpy.types.bpy_prop_collection)
+    }
+
+
+def key(obj: object, path: str, frame: float, value: object, index: int = -1) -> None:
+    setattr(obj, path, value)
+    obj.keyframe_insert(path, index=index, frame=frame)
+
+
+def empty(name: str) -> bpy.types.Object:
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@pytest.fixture
+def scene() -> bpy.types.Scene:
+    bpy.ops.wm.read_homefile(use_empty=True)
+    sc = bpy.context.scene
+    sc.frame_start, sc.frame_end = 1, 40
+    return sc
+
+
+def build_fcurve_targets() -> list[bpy.types.Object]:
+    targets = []
+    for n, mode in enumerate(ROTATION_MODES):
+        obj = empty(f"target_{mode}")
+        obj.rotation_mode = mode
+        for frame, t in ((1, 0.0), (13, 1.0), (29, -0.5), (35, 2.0)):
+            key(obj, "location", frame, (t + n, 2 * t, -t))
+            key(obj, "scale", frame, (1 + 0.2 * t, -1.0, 1 - 0.3 * t))
+            if mode == "QUATERNION":
+                key(obj, "rotation_quaternion", frame, (1.0 - 0.3 * t, 0.4 * t, -0.7 * t, 0.2))
+            elif mode == "AXIS_ANGLE":
+                key(obj, "rotation_axis_angle", frame, (2.0 * t, 1.0, t, 0.3 - t))
+            else:
+                key(obj, "rotation_euler", frame, (1.5 * t, -2.0 * t + 0.3, 0.7 * t))
+        targets.append(obj)
+    # Modifiers and extrapolation are part of what an F-curve evaluates to.
+    fc = sampling.action_fcurves(targets[2].animation_data)
+    loc_x = next(f for f in fc if f.data_path == "location" and f.array_index == 0)
+    loc_x.extrapolation = "LINEAR"
+    noise = loc_x.modifiers.new("NOISE")
+    noise.strength = 0.5
+    rot_z = next(f for f in fc if f.data_path == "rotation_euler" and f.array_index == 2)
+    rot_z.keyframe_points[1].interpolation = "ELASTIC"
+    return targets
+
+
+def build_dependent_targets() -> tuple[bpy.types.Object, bpy.types.Object, bpy.types.Object]:
+    driver = empty("driver")
+    driver.rotation_mode = "XYZ"
+    for frame, t in ((1, 0.0), (20, 1.0), (40, -1.0)):
+        key(driver, "location", frame, (3 * t, 1.0, t))
+        key(driver, "rotation_euler", frame, (0.0, t, 0.5 * t))
+        key(driver, "scale", frame, (1.0 + t * 0.5, 1.0, 1.0))
+    child = empty("child")
+    child.parent = driver
+    child.location = (1.0, -2.0, 0.5)
+    child.matrix_parent_inverse = np.diag([1.0, 2.0, 1.0, 1.0]).tolist()
+    for frame, t in ((5, 0.0), (30, 1.0)):
+        key(child, "rotation_euler", frame, (t, 0.0, 0.0))
+    follower = empty("follower")
+    con = follower.constraints.new("COPY_LOCATION")
+    con.target = driver
+    con.use_offset = True
+    follower.location = (0.0, 0.0, 1.0)
+    return driver, child, follower
+
+
+def build_armature(animated_bones: bool = True) -> bpy.types.Object:
+    arm_data = bpy.data.armatures.new("rig")
+    arm = bpy.data.objects.new("rig", arm_data)
+    bpy.context.scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    root = arm_data.edit_bones.new("root")
+    root.head, root.tail = (0, 0, 0), (0, 0, 1)
+    upper = arm_data.edit_bones.new("upper")
+    upper.head, upper.tail, upper.parent = (0, 0, 1), (1, 0, 1.5), root
+    lower = arm_data.edit_bones.new("lower")
+    lower.head, lower.tail, lower.parent, lower.use_connect = (1, 0, 1.5), (2, 0, 1), upper, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    arm.rotation_mode = "XYZ"
+    for frame, t in ((1, 0.0), (25, 1.0), (40, 0.3)):
+        key(arm, "location", frame, (t, -t, 2 * t))
+        key(arm, "rotation_euler", frame, (0.3, 0.2 + t, -0.4 * t))
+    arm.scale = (-1.0, 1.5, 1.0)
+    if animated_bones:
+        pb = arm.pose.bones
+        pb["upper"].rotation_mode = "QUATERNION"
+        pb["lower"].rotation_mode = "ZXY"
+        for frame, t in ((1, 0.0), (17, 1.0), (40, -0.6)):
+            key(pb["root"], "scale", frame, (1.0, 1.0 + 0.5 * t, 1.0))
+            key(pb["upper"], "rotation_quaternion", frame, (math.cos(t), 0.0, 0.0, math.sin(t)))
+            key(pb["lower"], "rotation_euler", frame, (0.0, 0.0, -t))
+            key(pb["lower"], "location", frame, (0.1 * t, 0.0, 0.0))
+    return arm
+
+
+def ground_truth(scene: bpy.types.Scene, requests: list[tuple]) -> np.ndarray:
+    out = np.empty((len(requests), FRAMES.size, 4, 4))
+    for f_i, frame in enumerate(FRAMES):
+        scene.frame_set(int(frame))
+        for r_i, req in enumerate(requests):
+            obj, bone = req[0], req[1]
+            kind = req[2] if len(req) > 2 else "WORLD"
+            world = np.array(obj.matrix_world)
+            if bone is None:
+                out[r_i, f_i] = world
+            else:
+                pose = np.array(obj.pose.bones[bone].matrix)
+                out[r_i, f_i] = pose if kind == "ARMATURE" else world @ pose
+    return out
+
+
+def check_sampling(scene: bpy.types.Scene, requests: list[tuple], methods: tuple[str, ...]) -> None:
+    truth = ground_truth(scene, requests)
+    scene.frame_set(7)
+    user_state = [np.array(req[0].matrix_world) for req in requests]
+    counts = data_counts()
+    for method in methods:
+        got = sampling.sample_world_matrices(bpy.context, requests, FRAMES, method=method)
+        assert got.shape == (len(requests), FRAMES.size, 4, 4)
+        np.testing.assert_allclose(got, truth, atol=1e-5, err_msg=method)
+        assert scene.frame_current == 7
+        assert data_counts() == counts
+        assert bpy.context.scene == scene
+        for req, before in zip(requests, user_state, strict=True):
+            np.testing.assert_allclose(np.array(req[0].matrix_world), before, atol=1e-6)
+
+
+def test_fcurve_only_targets_every_rotation_mode(scene: bpy.types.Scene) -> None:
+    targets = build_fcurve_targets()
+    for obj in targets:
+        assert sampling.fcurve_only_reason(obj) is None
+    check_sampling(scene, [(obj, None) for obj in targets], ("AUTO", "FCURVES", "SCENE"))
+
+
+def test_parented_and_constrained_targets(scene: bpy.types.Scene) -> None:
+    driver, child, follower = build_dependent_targets()
+    assert sampling.fcurve_only_reason(driver) is None
+    assert sampling.fcurve_only_reason(child) == "has a parent"
+    assert sampling.fcurve_only_reason(follower) == "has constraints"
+    # Only the dependent objects are requested: their parent / constraint target is not linked into the
+    # temporary scene and must still be evaluated.
+    check_sampling(scene, [(child, None), (follower, None)], ("AUTO", "SCENE"))
+    with pytest.raises(ValueError, match="has a parent"):
+        sampling.sample_world_matrices(bpy.context, [(child, None)], FRAMES, method="FCURVES")
+
+
+def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Scene) -> None:
+    arm = build_armature()
+    assert sampling.fcurve_only_reason(arm) is None
+    assert sampling.fcurve_only_reason(arm, ["lower"]) is not None
+    requests = [(arm, None), (arm, "lower"), (arm, "upper", "ARMATURE"), (arm, "lower", "WORLD")]
+    check_sampling(scene, requests, ("AUTO", "SCENE"))
+
+
+def test_unanimated_bones_of_an_animated_armature_take_the_fcurve_path(scene: bpy.types.Scene) -> None:
+    arm = build_armature(animated_bones=False)
+    pb = arm.pose.bones
+    pb["upper"].rotation_euler = (0.0, 0.4, 0.0)
+    pb["root"].scale = (1.0, 2.0, 1.0)
+    # Keys on an unrelated bone do not disqualify the requested bones.
+    key(pb["lower"], "location", 1, (0.0, 0.0, 0.0))
+    key(pb["lower"], "location", 30, (0.0, 1.0, 0.0))
+    assert sampling.fcurve_only_reason(arm, ["upper"]) is None
+    assert sampling.fcurve_only_reason(arm, ["lower"]) is not None
+    requests = [(arm, "upper"), (arm, "upper", "ARMATURE"), (arm, None)]
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+
+
+def test_mixed_requests_and_non_integer_frames(scene: bpy.types.Scene) -> None:
+    targets = build_fcurve_targets()[:2]
+    _driver, child, _follower = build_dependent_targets()
+    requests = [(targets[0], None), (child, None), (targets[1], None)]
+    frames = np.array([2.25, 10.5, 11.0])
+    counts = data_counts()
+    got = sampling.sample_world_matrices(bpy.context, requests, frames)
+    truth = np.empty_like(got)
+    for f_i, frame in enumerate(frames):
+        scene.frame_set(int(frame), subframe=frame - int(frame))
+        for r_i, (obj, _bone) in enumerate(requests):
+            truth[r_i, f_i] = np.array(obj.matrix_world)
+    np.testing.assert_allclose(got, truth, atol=1e-5)
+    assert data_counts() == counts
+
+
+def test_non_finite_values_come_back(scene: bpy.types.Scene) -> None:
+    obj = empty("broken")
+    key(obj, "location", 1, (0.0, 0.0, 0.0))
+    key(obj, "location", 10, (1.0, 0.0, 0.0))
+    fc = sampling.action_fcurves(obj.animation_data)[0]
+    fc.keyframe_points[1].co = (10.0, float("nan"))
+    scene.frame_set(10)
+    blender = np.array(obj.matrix_world)
+    for method in ("FCURVES", "SCENE"):
+        got = sampling.sample_world_matrices(bpy.context, [(obj, None)], [10.0], method=method)[0, 0]
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(blender))
+        assert not np.all(np.isfinite(got))
+
+
+def test_bad_requests_raise(scene: bpy.types.Scene) -> None:
+    obj = empty("plain")
+    with pytest.raises(ValueError, match="no pose bone"):
+        sampling.sample_world_matrices(bpy.context, [(obj, "bone")], FRAMES)
+    with pytest.raises(ValueError, match="needs a bone"):
+        sampling.sample_world_matrices(bpy.context, [(obj, None, "ARMATURE")], FRAMES)
+    with pytest.raises(ValueError, match="method"):
+        sampling.sample_world_matrices(bpy.context, [(obj, None)], FRAMES, method="FAST")
