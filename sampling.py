@@ -16,7 +16,8 @@ Two strategies, chosen per request (``method="AUTO"``):
 1. **F-curves** (exact, ~0.2 µs per frame and channel): the object has no parent, constraints, drivers, NLA,
    rigid body or delta transforms, its action is plain (influence 1, replace) and animates only its
    location/rotation/scale (and, for an armature, bones other than the requested ones and their ancestors,
-   with no bone constraints anywhere). Channels are sampled from a temporary copy of the action
+   with no bone constraints anywhere, and the armature evaluated in the current view layer); the scene does
+   not remap time. Channels are sampled from a temporary copy of the action
    (``convert_to_samples``, which includes modifiers and extrapolation) and composed with
    :func:`solver.spaces.compose_matrices`; unanimated bones' matrices are read once.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
@@ -200,8 +201,11 @@ def sample_world_matrices(
             bones_of[obj].add(bone)
     fast: set[Any] = set()
     if method != "SCENE":
+        remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
         for obj, bones in bones_of.items():
-            reason = fcurve_only_reason(obj, sorted(bones))
+            reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
+            if reason is None and bones and not obj.evaluated_get(context.evaluated_depsgraph_get()).is_evaluated:
+                reason = "not evaluated in the current view layer (its bones cannot be read)"
             if reason is None:
                 fast.add(obj)
             elif method == "FCURVES":
@@ -314,6 +318,8 @@ def _sample_temp_scene(
     try:
         tmp.render.fps = scene.render.fps
         tmp.render.fps_base = scene.render.fps_base
+        tmp.render.frame_map_old = scene.render.frame_map_old
+        tmp.render.frame_map_new = scene.render.frame_map_new
         for obj in objects:
             tmp.collection.objects.link(obj)
         with context.temp_override(scene=tmp, view_layer=tmp.view_layers[0]):

@@ -260,3 +260,33 @@ def test_bad_requests_raise(scene: bpy.types.Scene) -> None:
         sampling.sample_world_matrices(bpy.context, [(obj, None, "ARMATURE")], FRAMES)
     with pytest.raises(ValueError, match="method"):
         sampling.sample_world_matrices(bpy.context, [(obj, None)], FRAMES, method="FAST")
+
+
+def test_time_remapping_is_followed(scene: bpy.types.Scene) -> None:
+    targets = build_fcurve_targets()[:1]
+    _driver, child, _follower = build_dependent_targets()
+    scene.render.frame_map_old, scene.render.frame_map_new = 100, 50
+    check_sampling(scene, [(targets[0], None), (child, None)], ("AUTO", "SCENE"))
+
+
+def test_bones_of_an_armature_outside_the_view_layer(scene: bpy.types.Scene) -> None:
+    arm = build_armature(animated_bones=False)
+    arm.pose.bones["upper"].rotation_euler = (0.0, 0.4, 0.0)
+    hidden = bpy.data.collections.new("hidden")
+    scene.collection.children.link(hidden)
+    hidden.objects.link(arm)
+    scene.collection.objects.unlink(arm)
+    bpy.context.view_layer.layer_collection.children["hidden"].exclude = True
+    truth_scene = bpy.data.scenes.new("truth")
+    truth_scene.collection.objects.link(arm)
+    requests = [(arm, "upper"), (arm, None)]
+    truth = np.empty((2, FRAMES.size, 4, 4))
+    with bpy.context.temp_override(scene=truth_scene, view_layer=truth_scene.view_layers[0]):
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+    for f_i, frame in enumerate(FRAMES):
+        truth_scene.frame_set(int(frame))
+        ev = arm.evaluated_get(depsgraph)
+        truth[0, f_i] = np.array(ev.matrix_world) @ np.array(ev.pose.bones["upper"].matrix)
+        truth[1, f_i] = np.array(ev.matrix_world)
+    got = sampling.sample_world_matrices(bpy.context, requests, FRAMES)
+    np.testing.assert_allclose(got, truth, atol=1e-5)
