@@ -118,9 +118,8 @@ def _sensitivity(raw_d: float, d: float, raw_for_soft: float, opts: Options) -> 
     return 0.5 * (math.sqrt(frob2 + det2) + math.sqrt(max(frob2 - det2, 0.0)))
 
 
-def _smoothed_root(raw: tuple[float, float], opts: Options) -> tuple[float, float]:
+def _smoothed_root(raw: tuple[float, float], opts: Options, prev: SolverState | None) -> tuple[float, float]:
     """One frame of :func:`solver.limits.smooth_root_offset`: the history is ``previous.root_offset``."""
-    prev = opts.previous
     w = gaussian_weights(opts.root_smoothing)
     half = (w.size - 1) // 2
     if half == 0 or prev is None:
@@ -143,15 +142,17 @@ def _cap(x: float, y: float, cap: float) -> tuple[float, float]:
 
 
 def solve_single(
-    tx: float, ty: float, opts: Options, bend: int, pole: tuple[float, float] | None
+    tx: float,
+    ty: float,
+    opts: Options,
+    bend: int,
+    pole: tuple[float, float] | None,
+    prev: SolverState | None,
 ) -> TwoBoneResult:
     """Solve one frame; see :func:`solver.solve_two_bone` for the options (already resolved in ``opts``)."""
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
-    prev = opts.previous
     flags = 0
-    raw_d = math.sqrt(tx * tx + ty * ty)
-    if not math.isfinite(raw_d):
-        raw_d = math.hypot(tx, ty)
+    raw_d = math.hypot(tx, ty)
     if raw_d > opts.zero_distance:
         dx, dy = tx / raw_d, ty / raw_d
     else:
@@ -160,7 +161,7 @@ def solve_single(
     if pole is not None:
         px, py = pole
         cross = dx * py - dy * px
-        if abs(cross) > opts.pole_deadzone * math.sqrt(px * px + py * py):
+        if abs(cross) > opts.pole_deadzone * math.hypot(px, py):
             bend = 1 if cross < 0.0 else -1
         elif prev is not None:
             bend = prev.bend
@@ -205,7 +206,7 @@ def solve_single(
         if flags & _LIMITED:
             ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
             missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
-        root_x, root_y = _cap(*_smoothed_root(missing, opts), opts.max_root_offset)
+        root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
             s, e, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
             flags |= lim_flags | IKFlag.ROOT_MOVED

@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 
 from .limits import JointLimits, Strategy
-from .result import SolverState
 
 DEFAULT_EPS_FRACTION = 1e-9
 DEFAULT_ROOT_FRACTION = 0.1
@@ -31,7 +30,6 @@ class Options:
     root_smoothing: float
     stretch_range: tuple[float, float]
     initial_direction: tuple[float, float]
-    previous: SolverState | None
 
     @property
     def clamp_low(self) -> float:
@@ -82,16 +80,16 @@ def resolve_options(
     root_smoothing: float,
     stretch_range: tuple[float, float],
     initial_direction: tuple[float, float],
-    previous: SolverState | None,
 ) -> Options:
-    """Check every option and convert fractions to length units; raises ``ValueError`` on bad input."""
+    """Check every option and convert fractions to length units; raises ``ValueError`` on bad input.
+
+    Pure function of hashable arguments, so callers may cache it (the live single-frame path does).
+    """
     a_f = _positive("a", a)
     b_f = _positive("b", b)
     total = a_f + b_f
     eps_f = DEFAULT_EPS_FRACTION * total if eps is None else _positive("eps", eps)
-    zero_f = (
-        DEFAULT_EPS_FRACTION * total if zero_distance is None else _positive("zero_distance", zero_distance)
-    )
+    zero_f = DEFAULT_EPS_FRACTION * total if zero_distance is None else _positive("zero_distance", zero_distance)
     dead = float(pole_deadzone)
     if not (math.isfinite(dead) and 0.0 <= dead < 1.0):
         raise ValueError(f"pole_deadzone must be in [0, 1), got {pole_deadzone!r}")
@@ -124,5 +122,4 @@ def resolve_options(
         root_smoothing=sigma,
         stretch_range=(k_lo, k_hi),
         initial_direction=(dx / norm, dy / norm),
-        previous=previous,
     )

@@ -142,9 +142,7 @@ def make_filter(method: str, **params: float) -> TargetFilter:
     return flt
 
 
-def smooth_targets(
-    targets: ArrayLike, method: str | TargetFilter = "one_euro", **params: float
-) -> FloatArray:
+def smooth_targets(targets: ArrayLike, method: str | TargetFilter = "one_euro", **params: float) -> FloatArray:
     """Filter an (N, 2) target trajectory before IK.
 
     ``method``: ``"one_euro"`` (default), ``"exponential"``, or a ready :class:`TargetFilter` (then

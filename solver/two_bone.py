@@ -6,6 +6,8 @@ direction at zero distance and the pole hysteresis) are forward fills carried fr
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +97,58 @@ def solve_two_bone(
         :class:`solver.result.TwoBoneResult` (angles in radians, positions in length units, flags, errors,
         sensitivity, root offset, stretch, final state).
     """
-    opts = resolve_options(
+    option_args = (softness, inner_softness, eps, zero_distance, pole_deadzone, limits, strategy)
+    option_args2 = (max_root_offset, root_smoothing, stretch_range, initial_direction)
+    try:
+        opts = _cached_options(float(a), float(b), *option_args, *option_args2)
+    except TypeError:  # an unhashable argument (e.g. a list): resolve without the cache
+        opts = resolve_options(
+            a,
+            b,
+            softness=softness,
+            inner_softness=inner_softness,
+            eps=eps,
+            zero_distance=zero_distance,
+            pole_deadzone=pole_deadzone,
+            limits=limits,
+            strategy=strategy,
+            max_root_offset=max_root_offset,
+            root_smoothing=root_smoothing,
+            stretch_range=stretch_range,
+            initial_direction=initial_direction,
+        )
+    raw = np.asarray(targets, dtype=np.float64)
+    if raw.shape == (2,):
+        tx, ty = float(raw[0]), float(raw[1])
+        if not (math.isfinite(tx) and math.isfinite(ty)):
+            raise ValueError("targets must be finite")
+        return _scalar.solve_single(tx, ty, opts, _single_bend(bend), _single_pole(pole), previous)
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise ValueError(f"targets must have shape (N, 2) or (2,), got {raw.shape}")
+    if not np.isfinite(raw).all():
+        raise ValueError("targets must be finite")
+    aimed = raw if smoothing is None else smooth_targets(raw, smoothing)
+    n = raw.shape[0]
+    return _solve_frames(raw, aimed, opts, _frame_bend(bend, n), _frame_pole(pole, n), previous)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_options(
+    a: float,
+    b: float,
+    softness: float,
+    inner_softness: float,
+    eps: float | None,
+    zero_distance: float | None,
+    pole_deadzone: float,
+    limits: JointLimits | None,
+    strategy: Strategy | str,
+    max_root_offset: float | None,
+    root_smoothing: float,
+    stretch_range: tuple[float, float],
+    initial_direction: tuple[float, float],
+) -> Options:
+    return resolve_options(
         a,
         b,
         softness=softness,
@@ -109,44 +162,28 @@ def solve_two_bone(
         root_smoothing=root_smoothing,
         stretch_range=stretch_range,
         initial_direction=initial_direction,
-        previous=previous,
     )
-    raw = np.asarray(targets, dtype=np.float64)
-    if raw.ndim == 1:
-        if raw.shape != (2,):
-            raise ValueError(f"a single target must have shape (2,), got {raw.shape}")
-        if not np.isfinite(raw).all():
-            raise ValueError("targets must be finite")
-        single_bend = _single_bend(bend)
-        return _scalar.solve_single(float(raw[0]), float(raw[1]), opts, single_bend, _single_pole(pole))
-    if raw.ndim != 2 or raw.shape[1] != 2:
-        raise ValueError(f"targets must have shape (N, 2) or (2,), got {raw.shape}")
-    if not np.isfinite(raw).all():
-        raise ValueError("targets must be finite")
-    aimed = raw if smoothing is None else smooth_targets(raw, smoothing)
-    return _solve_frames(raw, aimed, opts, _frame_bend(bend, raw.shape[0]), _frame_pole(pole, raw.shape[0]))
 
 
 def _single_bend(bend: int | ArrayLike) -> int:
-    arr = np.asarray(bend)
-    if arr.size != 1:
-        raise ValueError("a single target takes a scalar bend")
-    return int(_check_bend(arr.reshape(-1))[0])
+    if bend == 1 or bend == -1:  # plain ints: the live path skips numpy
+        return int(bend)  # type: ignore[arg-type]
+    arr = np.asarray(bend).reshape(-1)
+    if arr.size != 1 or arr[0] not in (1, -1):
+        raise ValueError(f"bend must be +1 or -1, got {bend!r}")
+    return int(arr[0])
 
 
-def _check_bend(arr: NDArray[np.generic]) -> NDArray[np.int8]:
-    if not np.isin(arr, (-1, 1)).all():
-        raise ValueError("bend must be +1 or -1")
-    return arr.astype(np.int8)
-
-
-def _frame_bend(bend: int | ArrayLike, n: int) -> NDArray[np.int8]:
+def _frame_bend(bend: int | ArrayLike, n: int) -> int | NDArray[np.int8]:
+    """A scalar bend stays a Python int (cheaper arithmetic); per-frame bends become an int8 array."""
     arr = np.asarray(bend)
     if arr.ndim == 0:
-        return _check_bend(np.full(n, arr.item()))
+        return _single_bend(arr.item())
     if arr.shape != (n,):
         raise ValueError(f"bend must be a scalar or have shape ({n},), got {arr.shape}")
-    return _check_bend(arr)
+    if not ((arr == 1) | (arr == -1)).all():
+        raise ValueError("bend must be +1 or -1")
+    return arr.astype(np.int8)
 
 
 def _single_pole(pole: ArrayLike | None) -> tuple[float, float] | None:
@@ -178,9 +215,10 @@ class _Frames:
     elbow: FloatArray
     end: FloatArray
     solved: FloatArray
-    direction: FloatArray
     distance: FloatArray
     solved_distance: FloatArray
+    error: FloatArray
+    error_solved: FloatArray
     flags: NDArray[np.uint16]
     bend: NDArray[np.int8]
     sensitivity: FloatArray
@@ -193,13 +231,18 @@ class _Frames:
             elbow=np.empty((n, 2)),
             end=np.empty((n, 2)),
             solved=np.empty((n, 2)),
-            direction=np.empty((n, 2)),
             distance=np.empty(n),
             solved_distance=np.empty(n),
+            error=np.empty(n),
+            error_solved=np.empty(n),
             flags=np.zeros(n, dtype=np.uint16),
             bend=np.empty(n, dtype=np.int8),
             sensitivity=np.empty(n),
         )
+
+    def directions(self, idx: IntArray) -> FloatArray:
+        """Unit directions of the given frames (the solved distance is never 0)."""
+        return np.asarray(self.solved[idx] / self.solved_distance[idx, None])
 
 
 def _forward_fill(valid: NDArray[np.bool_]) -> tuple[IntArray, NDArray[np.bool_]]:
@@ -225,13 +268,11 @@ def _held_direction(
     return dx, dy, ~valid
 
 
-def _pole_bend(
-    dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int
-) -> NDArray[np.int8]:
+def _pole_bend(dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int) -> NDArray[np.int8]:
     px = pole[:, 0]
     py = pole[:, 1]
     cross = dx * py - dy * px
-    decided = np.abs(cross) > deadzone * np.sqrt(px * px + py * py)
+    decided = np.abs(cross) > deadzone * np.hypot(px, py)
     side = np.where(cross < 0.0, 1, -1).astype(np.int8)
     idx, have = _forward_fill(decided)
     return np.where(have, side[idx], np.int8(carry)).astype(np.int8)
@@ -245,10 +286,13 @@ def _angles(d: FloatArray, a: FloatArray | float, b: FloatArray | float) -> tupl
     cosines but keep full relative precision at both reach boundaries, where ``acos`` loses half the digits.
     """
     total = a + b
+    r = np.abs(a - b)
     lmd = total - d
     lpd = total + d
-    m = 2.0 * np.arctan2(np.sqrt(lmd * lpd), np.sqrt((d - np.abs(a - b)) * (d + np.abs(a - b))))
-    alpha = 2.0 * np.arctan2(np.sqrt((b - a + d) * lmd), np.sqrt((a - b + d) * lpd))
+    m = np.arctan2(np.sqrt(lmd * lpd), np.sqrt((d - r) * (d + r)))
+    m *= 2.0
+    alpha = np.arctan2(np.sqrt((b - a + d) * lmd), np.sqrt((a - b + d) * lpd))
+    alpha *= 2.0
     return m, alpha
 
 
@@ -257,15 +301,18 @@ def _block(
     sl: slice,
     tx: FloatArray,
     ty: FloatArray,
-    bend: NDArray[np.int8],
+    raw_x: FloatArray,
+    raw_y: FloatArray,
+    bend: int | NDArray[np.int8],
     pole: FloatArray | None,
     opts: Options,
     carry_dir: tuple[float, float],
     carry_bend: int,
 ) -> tuple[tuple[float, float], int]:
+    """First pass over one block: analytic solve, soft IK, limits (accept), FK, errors, sensitivity."""
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
     raw_d = np.sqrt(tx * tx + ty * ty)
-    if not np.isfinite(raw_d).all():  # squares overflowed for huge coordinates
+    if not (raw_d.max() < 1e150 and raw_d.min() > 1e-150):  # squares may have overflowed/underflowed
         raw_d = np.hypot(tx, ty)
     dx, dy, held = _held_direction(tx, ty, raw_d, opts.zero_distance, carry_dir)
     if pole is not None:
@@ -279,17 +326,20 @@ def _block(
         d = soft_distance(d, total, opts.outer_width)
         flags[raw_d > total - opts.outer_width] |= _F_SOFT
     if opts.inner_width > 0.0:
-        knee_in = inner + opts.inner_width
-        flags[d < knee_in] |= _F_SOFT
+        flags[d < inner + opts.inner_width] |= _F_SOFT
         d = soft_inner_distance(d, inner, opts.inner_width)
     lo, hi = clamp_bounds(a, b, opts.eps)
-    flags[d > hi] |= _F_OUTER
-    flags[d < lo] |= _F_INNER
+    over = d > hi
+    if over.any():
+        flags[over] |= _F_OUTER
+    under = d < lo
+    if under.any():
+        flags[under] |= _F_INNER
     d = np.clip(d, lo, hi)
 
     m, alpha = _angles(d, a, b)
     phi = np.arctan2(dy, dx)
-    bend_f = bend.astype(np.float64)
+    bend_f = bend if isinstance(bend, int) else bend.astype(np.float64)
     s = phi - bend_f * alpha
     e = bend_f * m
     sx = d * dx
@@ -303,19 +353,24 @@ def _block(
 
     out.shoulder[sl] = s
     out.elbow_angle[sl] = e
-    _write_fk(out, sl, s, e, a, b, 0.0, 0.0)
     out.solved[sl, 0] = sx
     out.solved[sl, 1] = sy
-    out.direction[sl, 0] = dx
-    out.direction[sl, 1] = dy
     out.distance[sl] = raw_d
     out.solved_distance[sl] = d
     out.bend[sl] = bend
+    end_x, end_y = _write_fk(out, sl, s, e, a, b, 0.0, 0.0)
+    out.error[sl] = _norm(end_x - raw_x, end_y - raw_y)
+    out.error_solved[sl] = _norm(end_x - sx, end_y - sy)
     k: FloatArray | float = 1.0
     if opts.outer_width > 0.0 or opts.inner_width > 0.0:
         k = soft_chain_factor(raw_d, a, b, opts.outer_width, opts.inner_width)
     out.sensitivity[sl] = angle_sensitivity(raw_d, d, k, a, b, opts.zero_distance)
-    return (float(dx[-1]), float(dy[-1])), int(bend[-1])
+    last_bend = bend if isinstance(bend, int) else int(bend[-1])
+    return (float(dx[-1]), float(dy[-1])), last_bend
+
+
+def _norm(x: FloatArray, y: FloatArray) -> FloatArray:
+    return np.asarray(np.sqrt(x * x + y * y))
 
 
 def _write_fk(
@@ -327,15 +382,18 @@ def _write_fk(
     b: FloatArray | float,
     root_x: FloatArray | float,
     root_y: FloatArray | float,
-) -> None:
-    """Forward kinematics (docs/design.md) of the final angles into ``out.elbow``/``out.end``."""
+) -> tuple[FloatArray, FloatArray]:
+    """Forward kinematics (docs/design.md) of the final angles into ``out.elbow``/``out.end``; returns end."""
     ex = a * np.cos(s) + root_x
     ey = a * np.sin(s) + root_y
     se = s + e
+    end_x = ex + b * np.cos(se)
+    end_y = ey + b * np.sin(se)
     out.elbow[sl, 0] = ex
     out.elbow[sl, 1] = ey
-    out.end[sl, 0] = ex + b * np.cos(se)
-    out.end[sl, 1] = ey + b * np.sin(se)
+    out.end[sl, 0] = end_x
+    out.end[sl, 1] = end_y
+    return end_x, end_y
 
 
 def _resolve(
@@ -375,10 +433,16 @@ def _resolve(
     return s, e, lim_s, lim_e
 
 
-def _move_root(out: _Frames, opts: Options) -> FloatArray:
+def _cap(vec: FloatArray, cap: float) -> FloatArray:
+    norm = np.sqrt((vec * vec).sum(axis=1))
+    scale = np.where(norm > cap, cap / np.where(norm > 0.0, norm, 1.0), 1.0)
+    return np.asarray(vec * scale[:, None])
+
+
+def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> FloatArray:
     n = out.shoulder.shape[0]
     limited = np.flatnonzero(out.flags & (_F_LIM_S | _F_LIM_E))
-    prev = opts.previous.root_offset if opts.previous is not None else None
+    prev = previous.root_offset if previous is not None else None
     offset = np.zeros((n, 2))
     if limited.size == 0 and (prev is None or prev == (0.0, 0.0)):
         return offset
@@ -393,7 +457,7 @@ def _move_root(out: _Frames, opts: Options) -> FloatArray:
     s, e, lim_s, lim_e = _resolve(
         out.solved[moved, 0] - ox,
         out.solved[moved, 1] - oy,
-        out.direction[moved],
+        out.directions(moved),
         opts.a,
         opts.b,
         out.bend[moved],
@@ -407,12 +471,6 @@ def _move_root(out: _Frames, opts: Options) -> FloatArray:
     return offset
 
 
-def _cap(vec: FloatArray, cap: float) -> FloatArray:
-    norm = np.sqrt((vec * vec).sum(axis=1))
-    scale = np.where(norm > cap, cap / np.where(norm > 0.0, norm, 1.0), 1.0)
-    return vec * scale[:, None]
-
-
 def stretch_factor(
     solved_distance: FloatArray,
     elbow_limited: FloatArray,
@@ -423,12 +481,12 @@ def stretch_factor(
     """Bone scale that makes a chain whose elbow sits at ``elbow_limited`` span ``solved_distance``.
 
     The chain spans ``D = sqrt(a^2 + b^2 + 2ab cos(elbow))``; the factor ``d / D`` is clipped to
-    ``stretch_range``.
+    ``stretch_range`` (``max`` where D = 0).
     """
     span = np.sqrt(a * a + b * b + 2.0 * a * b * np.cos(elbow_limited))
     k_lo, k_hi = stretch_range
     ratio = np.where(span > 0.0, solved_distance / np.where(span > 0.0, span, 1.0), k_hi)
-    return np.clip(ratio, k_lo, k_hi)
+    return np.asarray(np.clip(ratio, k_lo, k_hi))
 
 
 def _stretch(out: _Frames, opts: Options) -> FloatArray:
@@ -449,9 +507,7 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
         return scale
     ka = opts.a * k
     kb = opts.b * k
-    s, e, lim_s, _ = _resolve(
-        out.solved[idx, 0], out.solved[idx, 1], out.direction[idx], ka, kb, out.bend[idx], opts
-    )
+    s, e, lim_s, _ = _resolve(out.solved[idx, 0], out.solved[idx, 1], out.directions(idx), ka, kb, out.bend[idx], opts)
     out.shoulder[idx] = s
     out.elbow_angle[idx] = e
     _write_fk(out, idx, s, e, ka, kb, 0.0, 0.0)
@@ -460,34 +516,37 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
     return scale
 
 
-def _distance(p: FloatArray, q: FloatArray) -> FloatArray:
-    dx = p[:, 0] - q[:, 0]
-    dy = p[:, 1] - q[:, 1]
-    return np.asarray(np.sqrt(dx * dx + dy * dy))
+def _refresh_errors(out: _Frames, raw: FloatArray, idx: IntArray) -> None:
+    end = out.end[idx]
+    out.error[idx] = _norm(end[:, 0] - raw[idx, 0], end[:, 1] - raw[idx, 1])
+    out.error_solved[idx] = _norm(end[:, 0] - out.solved[idx, 0], end[:, 1] - out.solved[idx, 1])
 
 
 def _solve_frames(
     raw: FloatArray,
     aimed: FloatArray,
     opts: Options,
-    bend: NDArray[np.int8],
+    bend: int | NDArray[np.int8],
     pole: FloatArray | None,
+    previous: SolverState | None,
 ) -> TwoBoneResult:
     n = aimed.shape[0]
     out = _Frames.empty(n)
-    prev = opts.previous
-    carry_dir = prev.direction if prev is not None else opts.initial_direction
-    carry_bend = prev.bend if prev is not None else (int(bend[0]) if n else 1)
-    tx_all = np.ascontiguousarray(aimed[:, 0])
-    ty_all = np.ascontiguousarray(aimed[:, 1])
+    carry_dir = previous.direction if previous is not None else opts.initial_direction
+    if previous is not None:
+        carry_bend = previous.bend
+    else:
+        carry_bend = bend if isinstance(bend, int) else (int(bend[0]) if n else 1)
     for start in range(0, n, BLOCK):
         sl = slice(start, min(start + BLOCK, n))
         carry_dir, carry_bend = _block(
             out,
             sl,
-            tx_all[sl],
-            ty_all[sl],
-            bend[sl],
+            aimed[sl, 0],
+            aimed[sl, 1],
+            raw[sl, 0],
+            raw[sl, 1],
+            bend if isinstance(bend, int) else bend[sl],
             None if pole is None else pole[sl],
             opts,
             carry_dir,
@@ -495,20 +554,20 @@ def _solve_frames(
         )
 
     root = np.zeros((n, 2))
-    scale = np.ones(n)
+    scale: FloatArray | None = None
     if opts.limits is not None and opts.strategy is Strategy.MOVE_ROOT:
-        root = _move_root(out, opts)
+        root = _move_root(out, opts, previous)
+        _refresh_errors(out, raw, np.flatnonzero(out.flags & _F_ROOT))
     elif opts.limits is not None and opts.strategy is Strategy.STRETCH:
         scale = _stretch(out, opts)
+        _refresh_errors(out, raw, np.flatnonzero(out.flags & _F_STRETCH))
 
     if n:
         state = SolverState(
-            direction=(float(out.direction[-1, 0]), float(out.direction[-1, 1])),
-            bend=int(out.bend[-1]),
-            root_offset=(float(root[-1, 0]), float(root[-1, 1])),
+            direction=carry_dir, bend=int(out.bend[-1]), root_offset=(float(root[-1, 0]), float(root[-1, 1]))
         )
     else:
-        state = prev if prev is not None else SolverState(direction=opts.initial_direction)
+        state = previous if previous is not None else SolverState(direction=opts.initial_direction)
     return TwoBoneResult(
         shoulder_angle=out.shoulder,
         elbow_angle=out.elbow_angle,
@@ -516,14 +575,14 @@ def _solve_frames(
         end=out.end,
         target=aimed,
         solved_target=out.solved,
-        error=_distance(out.end, raw),
-        error_solved=_distance(out.end, out.solved),
+        error=out.error,
+        error_solved=out.error_solved,
         distance=out.distance,
         solved_distance=out.solved_distance,
         flags=out.flags,
         bend=out.bend,
         sensitivity=out.sensitivity,
         root_offset=root,
-        stretch=scale,
+        stretch=np.ones(n) if scale is None else scale,
         state=state,
     )
