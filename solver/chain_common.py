@@ -237,6 +237,8 @@ def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, 
     unit = np.where((idx >= 0)[:, None], unit_now[np.maximum(idx, 0)], setup.warm_direction[None, :])
 
     soft_width = setup.softness * outer
+    if soft_width <= 1e-12 * outer:  # below rounding: a plain clamp (and no overflow in exp(-x / s))
+        soft_width = 0.0
     solved_d = soft_distance(dist, outer, soft_width) if soft_width > 0.0 else dist.copy()
     flags |= np.where(dist > outer - soft_width, SOFTENED, 0) if soft_width > 0.0 else 0
     flags |= np.where(dist >= outer, CLAMPED_OUTER, 0)
@@ -343,8 +345,9 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
     ``delta = J^T (J J^T + lambda^2 I)^-1 (target - tip)`` (a 2x2 solve per frame, ``J`` the tip Jacobian
     of the relative angles). Being the minimal change, it adds no motion in the chain's null space, so it
     neither alters the method's pose character nor the frame-to-frame continuity. Joints whose step would
-    cross a limit are frozen for that step; a step that does not reduce the error is undone and ends the
-    frame (limit-blocked frames).
+    cross a limit are frozen for that step. A step that does not reduce the error is undone and retried
+    with more damping (Levenberg-Marquardt); a frame ends at the tolerance, at ``polish_iterations`` steps,
+    or when no damping helps any more (limit-blocked frames).
     """
     ang = angles.copy()
     n_frames = len(ang)
@@ -353,29 +356,38 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
     lower = setup.lower
     upper = setup.upper
     tol = setup.tolerance
-    damping = (1e-9 * setup.total_length) ** 2
+    # Above the rounding of J J^T (~1e-16 L^2), far below its entries on any bent chain.
+    base_damping = (1e-6 * setup.total_length) ** 2
+    # Levenberg-Marquardt factor per frame (times trace(J J^T)): raised after a failed step, lowered after
+    # a good one, so nearly straight chains (where Gauss-Newton overshoots) still converge.
+    mu = np.zeros(n_frames)
+    mu_give_up = 1e8
     active = np.arange(n_frames)
     best_err = np.full(n_frames, np.inf)
     backup = ang.copy()
     while active.size:
         a = ang[active]
         joints = chain_forward_kinematics(a, lens)
-        tip = joints[:, -1, :]
-        e = solved[active] - tip
-        err = np.hypot(e[:, 0], e[:, 1])
+        err = np.hypot(*(solved[active] - joints[:, -1, :]).T)
         worse = err >= best_err[active]
-        # A step that made things worse is undone, and the frame is done (blocked or at rounding level).
-        ang[active[worse]] = backup[active[worse]]
+        if np.any(worse):
+            back = active[worse]
+            ang[back] = backup[back]
+            a[worse] = backup[back]
+            joints[worse] = chain_forward_kinematics(a[worse], lens)
+            mu[back] = np.maximum(mu[back] * 10.0, 1e-3)
         gain = best_err[active] - err
-        keep = ~worse & (err > tol) & (gain >= STALL_FRACTION * tol)
-        keep &= steps[active] < setup.polish_iterations
-        best_err[active] = np.where(worse, best_err[active], err)
+        good = active[~worse]
+        mu[good] *= 0.1
+        best_err[good] = err[~worse]
+        keep = (best_err[active] > tol) & (steps[active] < setup.polish_iterations) & (mu[active] < mu_give_up)
+        keep &= worse | (gain >= STALL_FRACTION * tol)
         active = active[keep]
         if active.size == 0:
             break
         a = a[keep]
-        e = e[keep]
         joints = joints[keep]
+        e = solved[active] - joints[:, -1, :]
         lever = joints[:, -1:, :] - joints[:, :-1, :]
         jx = -lever[..., 1]
         jy = lever[..., 0]
@@ -384,12 +396,16 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
         for _round in range(3):
             fx = np.where(free, jx, 0.0)
             fy = np.where(free, jy, 0.0)
-            sxx = np.einsum("fi,fi->f", fx, fx) + damping
+            sxx = np.einsum("fi,fi->f", fx, fx)
             sxy = np.einsum("fi,fi->f", fx, fy)
-            syy = np.einsum("fi,fi->f", fy, fy) + damping
+            syy = np.einsum("fi,fi->f", fy, fy)
+            damping = base_damping + mu[active] * (sxx + syy)
+            sxx = sxx + damping
+            syy = syy + damping
             det = sxx * syy - sxy * sxy
-            wx = (syy * e[:, 0] - sxy * e[:, 1]) / det
-            wy = (sxx * e[:, 1] - sxy * e[:, 0]) / det
+            safe = np.where(det > 0.0, det, np.inf)
+            wx = (syy * e[:, 0] - sxy * e[:, 1]) / safe
+            wy = (sxx * e[:, 1] - sxy * e[:, 0]) / safe
             delta = fx * wx[:, None] + fy * wy[:, None]
             crossing = free & ((a + delta < lower) | (a + delta > upper))
             if not np.any(crossing):
