@@ -17,6 +17,7 @@ Euler order ``'XYZ'`` means ``R = Rz @ Ry @ Rx`` (X applied first), in general o
 
 from __future__ import annotations
 
+import itertools
 from typing import Final
 
 import numpy as np
@@ -74,9 +75,7 @@ def rotation_matrices_about_axis(axis: ArrayLike, delta: ArrayLike) -> FloatArra
 # --- quaternions -----------------------------------------------------------------------------------------
 
 
-def quaternions_about_axis(
-    axis: ArrayLike, delta: ArrayLike, *, previous: ArrayLike | None = None
-) -> FloatArray:
+def quaternions_about_axis(axis: ArrayLike, delta: ArrayLike, *, previous: ArrayLike | None = None) -> FloatArray:
     """Unit quaternions ``(N, 4)`` as ``(w, x, y, z)`` for rotations by ``delta`` about ``axis``.
 
     Sign-continuous: consecutive quaternions have a non-negative dot product (the angles are unwrapped first,
@@ -126,9 +125,7 @@ def matrices_from_quaternions(quaternions: ArrayLike) -> FloatArray:
 # --- axis-angle ------------------------------------------------------------------------------------------
 
 
-def axis_angles_about_axis(
-    axis: ArrayLike, delta: ArrayLike, *, previous: ArrayLike | None = None
-) -> FloatArray:
+def axis_angles_about_axis(axis: ArrayLike, delta: ArrayLike, *, previous: ArrayLike | None = None) -> FloatArray:
     """Axis-angle values ``(N, 4)`` as ``(angle, x, y, z)`` (Blender's ``rotation_axis_angle`` layout).
 
     The axis is ``axis`` normalized on every frame and the angle is ``delta`` unwrapped (continuous, may leave
@@ -231,6 +228,33 @@ def _euler_candidates(m: FloatArray, order: str) -> tuple[FloatArray, FloatArray
     return e1, e2, locked
 
 
+def _closer_candidate(cur: FloatArray, prev: FloatArray) -> NDArray[np.intp]:
+    """``(n, 2)``: for each previous candidate, 1 if the current second candidate is strictly closer."""
+    d = np.abs(cur[:, :, None, :] - prev[:, None, :, :])  # (n, cur c, prev s, axis)
+    cost = np.sum(np.minimum(d, _TWO_PI - d), axis=3)
+    out: NDArray[np.intp] = (cost[:, 1, :] < cost[:, 0, :]).astype(np.intp)
+    return out
+
+
+def _scan_states(pick: NDArray[np.intp], start: int) -> NDArray[np.intp]:
+    """States ``s_0 = start, s_{f+1} = pick[f, s_f]`` for a 2-state recurrence, without a Python loop.
+
+    Each step is constant (both rows agree), identity or swap: a state is the last constant's value (or
+    ``start``) flipped once per swap since.
+    """
+    steps = pick.shape[0]
+    if steps == 0:
+        return np.array([start], dtype=np.intp)
+    const = pick[:, 0] == pick[:, 1]
+    swap = (pick[:, 0] == 1) & (pick[:, 1] == 0)
+    swaps = np.concatenate([[0], np.cumsum(swap)])
+    idx = np.where(const, np.arange(1, steps + 1), 0)
+    last_reset = np.maximum.accumulate(np.concatenate([[0], idx]))
+    base = np.where(last_reset > 0, pick[np.maximum(last_reset - 1, 0), 0], start)
+    out: NDArray[np.intp] = ((base + swaps - swaps[last_reset]) % 2).astype(np.intp)
+    return out
+
+
 def eulers_from_matrices(matrices: ArrayLike, order: str, *, previous: ArrayLike | None = None) -> FloatArray:
     """Continuous Euler triples ``(N, 3)`` for rotation matrices ``(N, 3, 3)``.
 
@@ -241,31 +265,49 @@ def eulers_from_matrices(matrices: ArrayLike, order: str, *, previous: ArrayLike
     """
     m = np.asarray(matrices, dtype=np.float64).reshape(-1, 3, 3)
     i, j, k, _ = _check_order(order)
-    e1, e2, locked = _euler_candidates(m, order)
-    n = m.shape[0]
-    out = np.empty((n, 3))
-    prev = None if previous is None else np.asarray(previous, dtype=np.float64).reshape(3).copy()
-    for f in range(n):
-        if not np.all(np.isfinite(m[f])):
-            out[f] = np.nan
-            continue
-        if prev is None:
-            out[f] = e1[f]
-            prev = out[f].copy()
-            continue
-        if locked[f]:
-            out[f] = _locked_compatible(m[f], e1[f], prev, i, j, k)
-        else:
-            best = None
-            best_cost = np.inf
-            for cand in (e1[f], e2[f]):
-                wrapped = cand + _TWO_PI * np.round((prev - cand) / _TWO_PI)
-                cost = float(np.sum(np.abs(wrapped - prev)))
-                if cost < best_cost:
-                    best, best_cost = wrapped, cost
-            assert best is not None
-            out[f] = best
-        prev = out[f].copy()
+    out = np.full((m.shape[0], 3), np.nan)
+    finite = np.all(np.isfinite(m), axis=(1, 2))
+    if not np.any(finite):
+        return out
+    mf = m[finite]
+    e1, e2, locked = _euler_candidates(mf, order)
+    if previous is not None:
+        prev = np.asarray(previous, dtype=np.float64).reshape(1, 3)
+        mf = np.concatenate([np.eye(3)[None], mf])
+        e1 = np.concatenate([prev, e1])
+        e2 = np.concatenate([prev, e2])
+        locked = np.concatenate([[False], locked])
+    cand = np.stack([e1, e2], axis=1)  # (n, 2, 3)
+    # Principal values (|difference| < 2*pi), so the distance mod 2*pi per axis is min(|d|, 2*pi - |d|).
+    principal = np.arctan2(np.sin(cand), np.cos(cand))
+    n = cand.shape[0]
+    # pick[f - 1, s]: the candidate chosen at frame f when frame f - 1 chose candidate s.
+    pick = _closer_candidate(principal[1:], principal[:-1])
+    locked_idx = np.flatnonzero(locked)
+    chosen = np.empty((n, 3))
+    # Between gimbal-locked frames the choice is a 2-state recurrence, scanned vectorized; a locked frame's
+    # value depends on the previous triple itself, and the next frame restarts from it.
+    bounds = sorted({0, *locked_idx.tolist(), n})
+    for seg_start, seg_end in itertools.pairwise(bounds):
+        first, start_state = seg_start, 0
+        if locked[seg_start]:
+            if seg_start == 0:
+                chosen[0] = e1[0]
+            else:
+                chosen[seg_start] = _locked_compatible(mf[seg_start], e1[seg_start], chosen[seg_start - 1], i, j, k)
+            first = seg_start + 1
+            if first >= seg_end:
+                continue
+            d = np.abs(principal[first] - np.arctan2(np.sin(chosen[seg_start]), np.cos(chosen[seg_start])))
+            cost = np.sum(np.minimum(d, _TWO_PI - d), axis=1)
+            start_state = int(cost[1] < cost[0])
+        seg_states = _scan_states(pick[first : seg_end - 1], start_state)
+        chosen[first:seg_end] = cand[np.arange(first, seg_end), seg_states]
+    # Per-axis 2*pi shifts toward the previous frame: a cumulative unwrap (the first row is kept as is).
+    chosen = np.unwrap(chosen, axis=0)
+    if previous is not None:
+        chosen = chosen[1:]
+    out[finite] = chosen
     return out
 
 

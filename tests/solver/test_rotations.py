@@ -96,9 +96,7 @@ def test_quaternion_matrix_matches_rodrigues_and_normalizes() -> None:
     delta = np.linspace(-6, 6, 25)
     q = quaternions_about_axis(axis, delta)
     np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0)
-    np.testing.assert_allclose(
-        matrices_from_quaternions(q), rotation_matrices_about_axis(axis, delta), atol=1e-14
-    )
+    np.testing.assert_allclose(matrices_from_quaternions(q), rotation_matrices_about_axis(axis, delta), atol=1e-14)
     np.testing.assert_allclose(matrices_from_quaternions(3.5 * q), matrices_from_quaternions(q), atol=1e-14)
     # Blender's normalize_qt fallback for a zero quaternion: (0, 1, 0, 0), a half turn about X.
     np.testing.assert_allclose(matrices_from_quaternions([[0, 0, 0, 0]])[0], rx(np.pi), atol=1e-15)
@@ -108,23 +106,17 @@ def test_axis_angle_matrix_matches_rodrigues() -> None:
     axis = np.array([2.0, 0.0, -1.0])
     delta = np.linspace(-9, 9, 31)
     aa = axis_angles_about_axis(axis, delta)
-    np.testing.assert_allclose(
-        matrices_from_axis_angles(aa), rotation_matrices_about_axis(axis, delta), atol=1e-14
-    )
+    np.testing.assert_allclose(matrices_from_axis_angles(aa), rotation_matrices_about_axis(axis, delta), atol=1e-14)
     np.testing.assert_allclose(matrices_from_axis_angles([[1.0, 0, 0, 0]])[0], np.eye(3))
 
 
 @settings(max_examples=60, deadline=None)
 @given(axis=axes, start=st.floats(-10, 10), steps=st.lists(st.floats(-3.0, 3.0), min_size=2, max_size=40))
-def test_quaternions_sign_continuous(
-    axis: tuple[float, float, float], start: float, steps: list[float]
-) -> None:
+def test_quaternions_sign_continuous(axis: tuple[float, float, float], start: float, steps: list[float]) -> None:
     delta = start + np.cumsum(steps)
     wrapped = wrap(delta)  # the solver may hand over wrapped angles: the output must still be continuous
     q = quaternions_about_axis(axis, wrapped)
-    np.testing.assert_allclose(
-        matrices_from_quaternions(q), rotation_matrices_about_axis(axis, delta), atol=1e-12
-    )
+    np.testing.assert_allclose(matrices_from_quaternions(q), rotation_matrices_about_axis(axis, delta), atol=1e-12)
     dq = np.linalg.norm(np.diff(q, axis=0), axis=1)
     assert np.all(np.sum(q[1:] * q[:-1], axis=1) >= -1e-12)
     assert np.all(dq <= np.abs(wrap(np.diff(delta))) / 2 + 1e-12)
@@ -135,9 +127,7 @@ def test_quaternions_sign_continuous(
 def test_axis_angles_continuous(axis: tuple[float, float, float], start: float, steps: list[float]) -> None:
     delta = start + np.cumsum(steps)
     aa = axis_angles_about_axis(axis, wrap(delta))
-    np.testing.assert_allclose(
-        matrices_from_axis_angles(aa), rotation_matrices_about_axis(axis, delta), atol=1e-12
-    )
+    np.testing.assert_allclose(matrices_from_axis_angles(aa), rotation_matrices_about_axis(axis, delta), atol=1e-12)
     assert np.all(np.abs(np.diff(aa[:, 0])) <= np.abs(wrap(np.diff(delta))) + 1e-12)
 
 
@@ -157,9 +147,7 @@ def test_eulers_continuous_away_from_gimbal_lock(
 ) -> None:
     delta = start + np.cumsum(steps)
     e = eulers_about_axis(axis, wrap(delta), order)
-    np.testing.assert_allclose(
-        matrices_from_eulers(e, order), rotation_matrices_about_axis(axis, delta), atol=1e-12
-    )
+    np.testing.assert_allclose(matrices_from_eulers(e, order), rotation_matrices_about_axis(axis, delta), atol=1e-12)
     cos_mid = np.abs(middle_angle_cos(e, order))
     assume(cos_mid.min() > 0.3)
     # Euler rates are bounded by |omega| * (1 + 2 / |cos(middle)|): no 2*pi jumps or flips.
@@ -173,9 +161,7 @@ def test_eulers_through_gimbal_lock_about_middle_axis(order: str) -> None:
     axis["XYZ".index(order[1])] = 1.0
     delta = np.linspace(0, np.pi, 7)  # hits pi/2 exactly (gimbal lock)
     e = eulers_about_axis(axis, delta, order)
-    np.testing.assert_allclose(
-        matrices_from_eulers(e, order), rotation_matrices_about_axis(axis, delta), atol=1e-12
-    )
+    np.testing.assert_allclose(matrices_from_eulers(e, order), rotation_matrices_about_axis(axis, delta), atol=1e-12)
     want = np.zeros((7, 3))
     want[:, "XYZ".index(order[1])] = delta
     np.testing.assert_allclose(e, want, atol=1e-9)
@@ -233,6 +219,47 @@ def test_nan_angles_stay_nan_without_breaking_neighbours() -> None:
     e = eulers_about_axis([0, 0, 1], delta, "XYZ")
     assert np.all(np.isnan(e[1]))
     assert abs(e[2, 2] - e[0, 2]) < np.pi
+
+
+def reference_compatible_eulers(m: np.ndarray, order: str, previous: np.ndarray | None) -> np.ndarray:
+    """Frame-by-frame make_compatible, written as a plain loop over both triples (slow, obviously greedy)."""
+    plain = eulers_from_matrices(m, order)  # any valid triple per frame
+    i, j, k = ("XYZ".index(c) for c in order)
+    out = np.empty_like(plain)
+    prev = previous
+    for f, e in enumerate(plain):
+        alt = e.copy()
+        alt[i] += np.pi
+        alt[j] = np.pi - alt[j]
+        alt[k] += np.pi
+        if prev is None:
+            best = e
+        else:
+            options = [c + 2 * np.pi * np.round((prev - c) / (2 * np.pi)) for c in (e, alt)]
+            costs = [np.abs(o - prev).sum() for o in options]
+            best = options[int(costs[1] < costs[0])]
+        out[f] = best
+        prev = best
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    axis=axes,
+    order=st.sampled_from(EULER_ORDERS),
+    steps=st.lists(st.floats(-2.5, 2.5), min_size=1, max_size=50),
+    previous=st.one_of(st.none(), st.tuples(*[st.floats(-9, 9)] * 3)),
+)
+def test_eulers_match_a_frame_by_frame_greedy_choice(
+    axis: tuple[float, float, float], order: str, steps: list[float], previous: tuple | None
+) -> None:
+    delta = np.cumsum(steps)
+    m = rotation_matrices_about_axis(axis, delta)
+    prev = None if previous is None else np.array(previous)
+    got = eulers_from_matrices(m, order, previous=prev)
+    want = reference_compatible_eulers(m, order, prev)
+    np.testing.assert_allclose(matrices_from_eulers(got, order), m, atol=1e-9)
+    np.testing.assert_allclose(got, want, atol=1e-9)
 
 
 def test_against_mathutils() -> None:
