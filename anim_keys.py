@@ -1,0 +1,322 @@
+"""One key-writing path for Blender 4.2 (legacy actions) and 4.4+ / 5.0 (layered, "slotted" actions).
+
+Every function takes the animated ID (an object, usually) and works on the action slot that ID actually plays,
+so keys written here are the keys Blender evaluates. Keys are written in bulk (``keyframe_points.add`` +
+``foreach_set``): 100k frames take a few tens of milliseconds.
+
+The guarantee :func:`write_keys` and :func:`remove_keys` give: keys whose frame lies outside ``[start, end]``
+keep every attribute bit for bit (position, both handles and their types, interpolation, easing, key type,
+back/amplitude/period, selection), even automatic handles that Blender would otherwise recompute because
+their neighbours changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import bpy
+import numpy as np
+
+#: 4.4+ stores F-curves in channelbags of layered actions; ``Action.fcurves`` is gone in 5.0 and, used on a
+#: fresh 4.4/4.5 action, creates an unassigned "Legacy Slot" that never plays. (``hasattr(bpy.types.Action,
+#: "layers")`` is False even on 5.0, hence the RNA lookup.)
+LAYERED_ACTIONS: bool = "layers" in bpy.types.Action.bl_rna.properties
+
+# Keyframe attributes copied verbatim for preserved keys: (name, values per key, numpy dtype).
+_KEY_ATTRIBUTES: tuple[tuple[str, int, type], ...] = (
+    ("co", 2, np.float32),
+    ("handle_left", 2, np.float32),
+    ("handle_right", 2, np.float32),
+    ("handle_left_type", 1, np.int32),
+    ("handle_right_type", 1, np.int32),
+    ("interpolation", 1, np.int32),
+    ("easing", 1, np.int32),
+    ("type", 1, np.int32),
+    ("back", 1, np.float32),
+    ("amplitude", 1, np.float32),
+    ("period", 1, np.float32),
+    ("select_control_point", 1, np.bool_),
+    ("select_left_handle", 1, np.bool_),
+    ("select_right_handle", 1, np.bool_),
+)
+_HANDLES = ("handle_left", "handle_right")
+
+
+def _enum_value(prop: str, identifier: str) -> int:
+    items = bpy.types.Keyframe.bl_rna.properties[prop].enum_items
+    if identifier not in items:
+        raise ValueError(f"unknown {prop} {identifier!r}; expected one of {sorted(items.keys())}")
+    return int(items[identifier].value)
+
+
+# --- actions, slots, channelbags -------------------------------------------------------------------------------
+
+
+def ensure_action(id_block: bpy.types.ID) -> bpy.types.Action:
+    """The action ``id_block`` (an object, usually) plays, created and assigned if it has none.
+
+    On 4.4+ this also makes sure a slot for the ID is assigned (reusing the slot it last used or one named
+    after it, else a new slot) and that the action has a layer with a keyframe strip, so the F-curves created
+    by :func:`ensure_fcurve` are evaluated.
+    """
+    anim = id_block.animation_data or id_block.animation_data_create()
+    action = anim.action
+    if action is None:
+        action = bpy.data.actions.new(f"{id_block.name}Action")
+        anim.action = action
+    if LAYERED_ACTIONS:
+        if anim.action_slot is None:
+            anim.action_slot = _pick_slot(id_block, anim, action)
+        if len(action.layers) == 0:
+            action.layers.new("Layer")
+        layer = action.layers[0]
+        if len(layer.strips) == 0:
+            layer.strips.new(type="KEYFRAME")
+    return action
+
+
+def _pick_slot(id_block: bpy.types.ID, anim: bpy.types.AnimData, action: bpy.types.Action) -> Any:
+    wanted = (anim.last_slot_identifier, f"{id_block.id_type[:2]}{id_block.name}")
+    suitable = {slot.identifier: slot for slot in anim.action_suitable_slots}
+    for identifier in wanted:
+        if identifier in suitable:
+            return suitable[identifier]
+    return action.slots.new(id_block.id_type, id_block.name)
+
+
+def _channelbags(id_block: bpy.types.ID) -> Iterator[Any]:
+    """The channelbags of the slot ``id_block`` plays (layered actions only), without creating any."""
+    anim = id_block.animation_data
+    if anim is None or anim.action is None or anim.action_slot is None:
+        return
+    for layer in anim.action.layers:
+        for strip in layer.strips:
+            if strip.type != "KEYFRAME":
+                continue
+            bag = strip.channelbag(anim.action_slot)
+            if bag is not None:
+                yield bag
+
+
+def _curve_owner(id_block: bpy.types.ID) -> Any:
+    """The collection owning ``id_block``'s F-curves and groups: a channelbag (4.4+) or the action (4.2)."""
+    action = ensure_action(id_block)
+    if not LAYERED_ACTIONS:
+        return action
+    anim = id_block.animation_data
+    return action.layers[0].strips[0].channelbag(anim.action_slot, ensure=True)
+
+
+def iter_fcurves(id_block: bpy.types.ID) -> Iterator[bpy.types.FCurve]:
+    """Every F-curve ``id_block`` plays from its action (none when it has no action or, on 4.4+, no slot)."""
+    anim = id_block.animation_data
+    if anim is None or anim.action is None:
+        return
+    if not LAYERED_ACTIONS:
+        yield from anim.action.fcurves
+        return
+    for bag in _channelbags(id_block):
+        yield from bag.fcurves
+
+
+def find_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
+    """The F-curve animating ``data_path[index]`` of ``id_block`` in the action slot it plays, or None.
+
+    ``data_path`` is relative to the ID, e.g. ``'location'`` or ``'pose.bones["Fore"]["soft_ik_error"]'``
+    (custom properties use index 0). Never creates anything.
+    """
+    anim = id_block.animation_data
+    if anim is None or anim.action is None:
+        return None
+    if not LAYERED_ACTIONS:
+        return anim.action.fcurves.find(data_path, index=index)
+    for bag in _channelbags(id_block):
+        fcurve = bag.fcurves.find(data_path, index=index)
+        if fcurve is not None:
+            return fcurve
+    return None
+
+
+def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
+                  group_name: str | None = None) -> bpy.types.FCurve:
+    """The F-curve for ``data_path[index]`` of ``id_block``, created (with its action, slot, layer, strip
+    and channelbag as needed) if missing.
+
+    A new F-curve is put in the group ``group_name`` (created if needed; Blender's convention is the bone
+    name for pose-bone channels and ``'Object Transforms'`` for object transforms). An existing F-curve is
+    returned as it is, group included.
+    """
+    fcurve = find_fcurve(id_block, data_path, index)
+    if fcurve is not None:
+        return fcurve
+    owner = _curve_owner(id_block)
+    fcurve = owner.fcurves.new(data_path, index=index)
+    if group_name:
+        group = owner.groups.get(group_name) or owner.groups.new(group_name)
+        fcurve.group = group
+    return fcurve
+
+
+def remove_fcurve(fcurve: bpy.types.FCurve) -> None:
+    """Remove ``fcurve`` from the action (and channelbag) that owns it."""
+    action = fcurve.id_data
+    owners = [action] if not LAYERED_ACTIONS else [
+        bag for layer in action.layers for strip in layer.strips if strip.type == "KEYFRAME"
+        for bag in strip.channelbags
+    ]
+    for owner in owners:
+        if owner.fcurves.find(fcurve.data_path, index=fcurve.array_index) == fcurve:
+            owner.fcurves.remove(fcurve)
+            return
+    raise ValueError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] not found in {action.name!r}")
+
+
+# --- keys ------------------------------------------------------------------------------------------------------
+
+
+def read_keys(fcurve: bpy.types.FCurve) -> dict[str, np.ndarray]:
+    """Every stored attribute of every key of ``fcurve``, as arrays of shape (n,) or (n, 2): ``co``,
+    ``handle_left``, ``handle_right`` (float32 frame/value pairs), the enums ``handle_left_type``,
+    ``handle_right_type``, ``interpolation``, ``easing``, ``type`` (int32 RNA enum values), ``back``,
+    ``amplitude``, ``period`` (float32) and the ``select_*`` flags (bool)."""
+    return {name: read_keys_attribute(fcurve, name) for name, _width, _dtype in _KEY_ATTRIBUTES}
+
+
+def read_keys_attribute(fcurve: bpy.types.FCurve, name: str) -> np.ndarray:
+    """One attribute of every key of ``fcurve`` (see :func:`read_keys`)."""
+    for attr, width, dtype in _KEY_ATTRIBUTES:
+        if attr == name:
+            n = len(fcurve.keyframe_points)
+            buffer = np.empty(n * width, dtype=dtype)
+            fcurve.keyframe_points.foreach_get(name, buffer)
+            return buffer.reshape(n, width) if width > 1 else buffer
+    raise KeyError(name)
+
+
+def _write_all(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray]) -> None:
+    points = fcurve.keyframe_points
+    for name, _width, dtype in _KEY_ATTRIBUTES:
+        points.foreach_set(name, np.ascontiguousarray(keys[name], dtype=dtype).ravel())
+
+
+def _rebuild(fcurve: bpy.types.FCurve, before: dict[str, np.ndarray], new_co: np.ndarray,
+             new_interpolation: int, after: dict[str, np.ndarray]) -> None:
+    """Replace all keys of ``fcurve`` by ``before`` + new keys at ``new_co`` + ``after`` (already sorted).
+
+    ``before``/``after`` hold every attribute (:func:`read_keys`); with neither, only the new keys' position
+    and interpolation are written, the rest keeps the defaults ``keyframe_points.add`` gave.
+    """
+    n_before, n_new, n_after = len(before["co"]), len(new_co), len(after["co"])
+    points = fcurve.keyframe_points
+    points.clear()
+    points.add(n_before + n_new + n_after)
+    new = slice(n_before, n_before + n_new)
+    if n_before or n_after:
+        defaults = _fresh_key_defaults(points[n_before]) if n_new else {}
+        keys: dict[str, np.ndarray] = {}
+        for name, width, dtype in _KEY_ATTRIBUTES:
+            column = np.empty((n_before + n_new + n_after, width) if width > 1 else n_before + n_new + n_after,
+                              dtype=dtype)
+            column[:n_before] = before[name]
+            column[n_before + n_new:] = after[name]
+            if name in defaults:
+                column[new] = defaults[name]
+            keys[name] = column
+        keys["co"][new] = new_co
+        # Placeholder handles on the key itself; fcurve.update() computes the real ones from the handle types.
+        keys["handle_left"][new] = new_co
+        keys["handle_right"][new] = new_co
+        keys["interpolation"][new] = new_interpolation
+        _write_all(fcurve, keys)
+    elif n_new:
+        points.foreach_set("co", np.ascontiguousarray(new_co, dtype=np.float32).ravel())
+        points.foreach_set("interpolation", np.full(n_new, new_interpolation, dtype=np.int32))
+    # Sorts (a no-op: the keys are already in order) and computes the new keys' handles. It also recomputes
+    # the automatic handles of the preserved neighbours, which would change the curve outside the range, so
+    # those are restored afterwards.
+    fcurve.update()
+    if n_before or n_after:
+        for name in _HANDLES:
+            handles = read_keys_attribute(fcurve, name)
+            handles[:n_before] = before[name]
+            handles[n_before + n_new:] = after[name]
+            points.foreach_set(name, handles.ravel())
+
+
+def _fresh_key_defaults(point: bpy.types.Keyframe) -> dict[str, Any]:
+    """The attribute values ``keyframe_points.add`` gave ``point`` (handle types follow the user preferences)."""
+    defaults: dict[str, Any] = {}
+    for name, width, _dtype in _KEY_ATTRIBUTES:
+        if width > 1:
+            continue
+        value = getattr(point, name)
+        defaults[name] = _enum_value(name, value) if isinstance(value, str) else value
+    return defaults
+
+
+def _read_outside(fcurve: bpy.types.FCurve, start: float, end: float) -> dict[str, np.ndarray]:
+    """Every attribute of ``fcurve``'s keys when some lie outside ``[start, end]``, else just their positions
+    (the common case of re-baking a whole curve skips reading what is about to be replaced)."""
+    co = read_keys_attribute(fcurve, "co")
+    if np.all((co[:, 0] >= start) & (co[:, 0] <= end)):
+        return {name: np.empty((0, width) if width > 1 else 0, dtype=dtype) for name, width, dtype in _KEY_ATTRIBUTES}
+    return read_keys(fcurve)
+
+
+def _split(keys: dict[str, np.ndarray], start: float, end: float) -> tuple[dict[str, np.ndarray], ...]:
+    frames = keys["co"][:, 0]
+    before, inside, after = frames < start, (frames >= start) & (frames <= end), frames > end
+    return tuple({name: values[mask] for name, values in keys.items()} for mask in (before, inside, after))
+
+
+def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: float, end: float,
+               interpolation: str = "LINEAR") -> None:
+    """Replace the keys of ``fcurve`` whose frame lies in ``[start, end]`` by keys at ``frames``/``values``.
+
+    Args:
+        fcurve: from :func:`ensure_fcurve`.
+        frames: frame numbers (float; subframes allowed), each inside ``[start, end]``, no duplicates, any order.
+        values: the channel's value at each frame, in the property's own unit (radians for rotations, Blender
+            units for locations...). Must be finite.
+        start, end: the replaced range (inclusive, frames). Keys outside it keep every attribute bit for bit;
+            keys inside it that ``frames`` does not hit are removed.
+        interpolation: the new keys' interpolation, a ``Keyframe.interpolation`` identifier ('LINEAR',
+            'CONSTANT' for step channels such as flags, 'BEZIER' with auto-clamped handles...).
+
+    Writing the same keys twice leaves the same keys (no duplicates). Values are stored as float32, like
+    every Blender key.
+    """
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if frames.shape != values.shape:
+        raise ValueError(f"{len(frames)} frames but {len(values)} values")
+    if end < start:
+        raise ValueError(f"end frame {end} is before start frame {start}")
+    if not (np.all(np.isfinite(frames)) and np.all(np.isfinite(values))):
+        raise ValueError(f"non-finite frame or value for {fcurve.data_path}[{fcurve.array_index}]")
+    if np.any((frames < start) | (frames > end)):
+        raise ValueError(f"frames must lie inside [{start}, {end}]")
+    order = np.argsort(frames, kind="stable")
+    frames, values = frames[order], values[order]
+    co = np.stack([frames, values], axis=1).astype(np.float32)
+    if np.any(np.diff(co[:, 0]) <= 0):
+        raise ValueError("duplicate frames")
+    before, _inside, after = _split(_read_outside(fcurve, start, end), start, end)
+    _rebuild(fcurve, before, co, _enum_value("interpolation", interpolation), after)
+
+
+def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:
+    """Remove the keys of ``fcurve`` whose frame lies in ``[start, end]`` (inclusive); returns how many.
+
+    Keys outside the range keep every attribute bit for bit. With ``remove_empty`` an F-curve left without
+    keys is removed from its action (``fcurve`` must not be used afterwards).
+    """
+    frames = read_keys_attribute(fcurve, "co")[:, 0]
+    removed = int(np.count_nonzero((frames >= start) & (frames <= end)))
+    if removed:
+        before, _inside, after = _split(read_keys(fcurve), start, end)
+        _rebuild(fcurve, before, np.empty((0, 2), dtype=np.float32), 0, after)
+    if remove_empty and len(fcurve.keyframe_points) == 0:
+        remove_fcurve(fcurve)
+    return removed
