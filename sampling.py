@@ -40,6 +40,7 @@ from typing import Any
 import bpy
 import numpy as np
 
+from . import anim_keys
 from .solver.spaces import compose_matrices
 
 KINDS = ("WORLD", "ARMATURE")
@@ -55,33 +56,19 @@ _ROTATION_PATH = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_a
 _BONE_PREFIX = 'pose.bones["'
 
 
-def _layered_actions() -> bool:
-    return "layers" in bpy.types.Action.bl_rna.properties
-
-
-def action_fcurves(anim_data: Any) -> list[Any] | None:
-    """F-curves of the action assigned to ``anim_data`` (through its slot on 4.4+).
+def action_fcurves(id_block: Any) -> list[Any] | None:
+    """F-curves ``id_block`` plays from its action (through its slot on 4.4+), read with :mod:`anim_keys`.
 
     Returns ``[]`` without an action, ``None`` when the action cannot be read as one plain set of F-curves
-    (several layers or strips).
+    (several layers or strips blend).
     """
-    action = anim_data.action if anim_data is not None else None
+    ad = id_block.animation_data
+    action = ad.action if ad is not None else None
     if action is None:
         return []
-    if not _layered_actions() or getattr(action, "is_action_legacy", False):
-        return list(action.fcurves)
-    slot = anim_data.action_slot
-    if slot is None:
-        return []
-    if len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers):
+    if anim_keys.LAYERED_ACTIONS and (len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers)):
         return None
-    out: list[Any] = []
-    for layer in action.layers:
-        for strip in layer.strips:
-            for bag in strip.channelbags:
-                if bag.slot_handle == slot.handle:
-                    out.extend(bag.fcurves)
-    return out
+    return list(anim_keys.iter_fcurves(id_block))
 
 
 def _live(fcurve: Any) -> bool:
@@ -149,7 +136,7 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
         return None
     if ad.action_influence != 1.0 or ad.action_blend_type != "REPLACE":
         return "action influence or blending"
-    fcurves = action_fcurves(ad)
+    fcurves = action_fcurves(obj)
     if fcurves is None:
         return "layered action with several layers or strips"
     for fc in fcurves:
@@ -237,7 +224,7 @@ class _ChannelSampler:
         if copy is None:
             copy = action.copy()
             self.copies[action] = copy
-        if _layered_actions() and not getattr(copy, "is_action_legacy", False):
+        if anim_keys.LAYERED_ACTIONS and not getattr(copy, "is_action_legacy", False):
             for layer in copy.layers:
                 for strip in layer.strips:
                     for bag in strip.channelbags:
@@ -277,7 +264,7 @@ def _object_matrices(obj: Any, sampler: _ChannelSampler) -> np.ndarray:
         "scale": np.tile(np.array(obj.scale, dtype=np.float64), (n, 1)),
     }
     ad = obj.animation_data
-    fcurves = action_fcurves(ad) or []
+    fcurves = action_fcurves(obj) or []
     for fc in fcurves:
         if fc.data_path in channels and _live(fc) and fc.array_index < channels[fc.data_path].shape[1]:
             channels[fc.data_path][:, fc.array_index] = sampler.sample(ad, fc)

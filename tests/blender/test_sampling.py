@@ -88,7 +88,7 @@ def build_fcurve_targets() -> list[bpy.types.Object]:
                 key(obj, "rotation_euler", frame, (1.5 * t, -2.0 * t + 0.3, 0.7 * t))
         targets.append(obj)
     # Modifiers and extrapolation are part of what an F-curve evaluates to.
-    fc = sampling.action_fcurves(targets[2].animation_data)
+    fc = sampling.action_fcurves(targets[2])
     loc_x = next(f for f in fc if f.data_path == "location" and f.array_index == 0)
     loc_x.extrapolation = "LINEAR"
     noise = loc_x.modifiers.new("NOISE")
@@ -242,7 +242,7 @@ def test_non_finite_values_come_back(scene: bpy.types.Scene) -> None:
     obj = empty("broken")
     key(obj, "location", 1, (0.0, 0.0, 0.0))
     key(obj, "location", 10, (1.0, 0.0, 0.0))
-    fc = sampling.action_fcurves(obj.animation_data)[0]
+    fc = sampling.action_fcurves(obj)[0]
     fc.keyframe_points[1].co = (10.0, float("nan"))
     scene.frame_set(10)
     blender = np.array(obj.matrix_world)
