@@ -36,6 +36,17 @@ def _clamp_arc(angle: float, lo: float, hi: float) -> tuple[float, bool]:
     return min(max(center + delta, lo), hi), False
 
 
+def _clamp_arc_bounds(angle: float, lo: float, hi: float) -> float:
+    center = 0.5 * (lo + hi)
+    half = 0.5 * (hi - lo)
+    delta = _wrap_pi(angle - center)
+    if delta > half:
+        return hi
+    if delta < -half:
+        return lo
+    return min(max(center + delta, lo), hi)
+
+
 def _aim_range(limits: JointLimits, bend: int) -> tuple[float, float]:
     half_lo, half_hi = (0.0, math.pi) if bend > 0 else (-math.pi, 0.0)
     if limits.elbow is None:
@@ -72,7 +83,7 @@ def _limit(
             flags |= IKFlag.LIMITED_SHOULDER
             aim = _wrap_pi(math.atan2(sy - a * math.sin(s), sx - a * math.cos(s)) - s)
             lo, hi = _aim_range(limits, bend)
-            e = min(max(aim, lo), hi)
+            e = _clamp_arc_bounds(aim, lo, hi)
     return s, e, flags
 
 
@@ -152,7 +163,9 @@ def solve_single(
     """Solve one frame; see :func:`solver.solve_two_bone` for the options (already resolved in ``opts``)."""
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
     flags = 0
-    raw_d = math.hypot(tx, ty)
+    raw_d = math.sqrt(tx * tx + ty * ty)
+    if not 1e-150 < raw_d < 1e150:  # squares may have overflowed/underflowed (same rule as the batch path)
+        raw_d = math.hypot(tx, ty)
     if raw_d > opts.zero_distance:
         dx, dy = tx / raw_d, ty / raw_d
     else:

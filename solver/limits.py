@@ -86,6 +86,15 @@ def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, Bool
     return out, above | below
 
 
+def _clamp_arc_per_frame(angle: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
+    """:func:`clamp_arc` with per-frame bounds inside [-pi, pi] (width < 2*pi, or the full circle)."""
+    center = 0.5 * (lo + hi)
+    half = 0.5 * (hi - lo)
+    delta = wrap_pi(angle - center)
+    out = np.where(delta > half, hi, np.where(delta < -half, lo, np.clip(center + delta, lo, hi)))
+    return np.asarray(out, dtype=np.float64)
+
+
 def elbow_aim_range(limits: JointLimits, bend: NDArray[np.int8] | int) -> tuple[FloatArray, FloatArray]:
     """Elbow range used when the elbow is re-aimed after a shoulder clamp.
 
@@ -143,7 +152,8 @@ def apply_limits(
             ey = target_y - a * np.sin(s)
             aim = wrap_pi(np.arctan2(ey, ex) - s)
             lo, hi = elbow_aim_range(limits, bend)
-            e = np.where(lim_s, np.clip(aim, lo, hi), e)
+            # Nearest end on the circle: no jump when the aim crosses +-pi (lower bone folded back).
+            e = np.where(lim_s, _clamp_arc_per_frame(aim, lo, hi), e)
     return s, e, lim_s, lim_e
 
 

@@ -255,10 +255,9 @@ def _forward_fill(valid: NDArray[np.bool_]) -> tuple[IntArray, NDArray[np.bool_]
 def _held_direction(
     tx: FloatArray, ty: FloatArray, raw_d: FloatArray, zero: float, carry: tuple[float, float]
 ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_] | None]:
+    if raw_d.min() > zero:
+        return tx / raw_d, ty / raw_d, None
     valid = raw_d > zero
-    if valid.all():
-        inv = 1.0 / raw_d
-        return tx * inv, ty * inv, None
     safe = np.where(valid, raw_d, 1.0)
     dx = tx / safe
     dy = ty / safe
