@@ -116,6 +116,13 @@ def build_dependent_targets() -> tuple[bpy.types.Object, bpy.types.Object, bpy.t
     con.target = driver
     con.use_offset = True
     follower.location = (0.0, 0.0, 1.0)
+    # A driver reading the animated object: also a dependency the temporary scene must evaluate.
+    fc = follower.driver_add("rotation_euler", 2)
+    var = fc.driver.variables.new()
+    var.type = "TRANSFORMS"
+    var.targets[0].id = driver
+    var.targets[0].transform_type = "LOC_X"
+    fc.driver.expression = f"{var.name} * 0.5"
     return driver, child, follower
 
 
@@ -206,6 +213,9 @@ def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Sc
     assert sampling.fcurve_only_reason(arm, ["lower"]) is not None
     requests = [(arm, None), (arm, "lower"), (arm, "upper", "ARMATURE"), (arm, "lower", "WORLD")]
     check_sampling(scene, requests, ("AUTO", "SCENE"))
+    bpy.ops.object.mode_set(mode="POSE")  # the bake runs from pose mode
+    check_sampling(scene, requests, ("AUTO", "SCENE"))
+    assert arm.mode == "POSE"
 
 
 def test_unanimated_bones_of_an_animated_armature_take_the_fcurve_path(scene: bpy.types.Scene) -> None:
