@@ -1,0 +1,39 @@
+"""Blender test session: the extension is built, installed from its zip and enabled before any test module is
+imported, so tests reach the installed copy (``harness.package("solver")``) exactly as users get it.
+
+The user directory is isolated first (before ``import bpy``). Any failure stops the session loudly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+
+import harness
+import pytest
+
+INSTALLATION = harness.install_extension()
+
+import bpy  # noqa: E402  (must follow the isolation done by install_extension)
+
+
+def pytest_report_header() -> list[str]:
+    return [
+        f"blender: {bpy.app.version_string}; extension {harness.MODULE} from {INSTALLATION.zip_path.name} "
+        f"({INSTALLATION.zip_path.stat().st_size} bytes), user dir {INSTALLATION.user_dir}"
+    ]
+
+
+@pytest.fixture(scope="session")
+def ext() -> ModuleType:
+    """The installed extension package (``bl_ext.user_default.soft_ik_2d``)."""
+    return harness.package()
+
+
+@pytest.fixture
+def empty_file() -> Iterator[bpy.types.Scene]:
+    """A clean, empty file for the test; the add-on stays enabled (unlike ``read_factory_settings``)."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    if not harness.is_enabled():
+        raise harness.HarnessError("the add-on was disabled by loading the empty file")
+    yield bpy.context.scene
