@@ -70,20 +70,36 @@ def _angles(d: float, a: float, b: float) -> tuple[float, float]:
 def _limit(
     s: float, e: float, phi: float, sx: float, sy: float, a: float, b: float, bend: int, limits: JointLimits
 ) -> tuple[float, float, int]:
-    flags = 0
-    if limits.elbow is not None:
-        elo, ehi = limits.elbow
-        if e < elo or e > ehi:
-            flags |= IKFlag.LIMITED_ELBOW
-            e = min(max(e, elo), ehi)
-            s = phi - math.atan2(b * math.sin(e), a + b * math.cos(e))
+    """Mirror of :func:`solver.limits.apply_limits` for one frame (same candidates, same order)."""
+    lim_s = lim_e = False
     if limits.shoulder is not None:
-        s, hit = _clamp_arc(s, *limits.shoulder)
-        if hit:
-            flags |= IKFlag.LIMITED_SHOULDER
-            aim = _wrap_pi(math.atan2(sy - a * math.sin(s), sx - a * math.cos(s)) - s)
-            lo, hi = _aim_range(limits, bend)
-            e = _clamp_arc_bounds(aim, lo, hi)
+        s, lim_s = _clamp_arc(s, *limits.shoulder)
+    if limits.elbow is not None:
+        lim_e = e < limits.elbow[0] or e > limits.elbow[1]
+    if not (lim_s or lim_e):
+        return s, e, 0
+    e_lo, e_hi = _aim_range(limits, bend)
+    cands: list[tuple[float, float]] = []
+    for e_c in (e_lo, e_hi):
+        s_c = phi - math.atan2(b * math.sin(e_c), a + b * math.cos(e_c))
+        s_c = _wrap_pi(s_c) if limits.shoulder is None else _clamp_arc(s_c, *limits.shoulder)[0]
+        cands.append((s_c, e_c))
+    if limits.shoulder is not None:
+        for s_c in limits.shoulder:
+            aim = _wrap_pi(math.atan2(sy - a * math.sin(s_c), sx - a * math.cos(s_c)) - s_c)
+            cands.append((s_c, _clamp_arc_bounds(aim, e_lo, e_hi)))
+    best = math.inf
+    for s_c, e_c in cands:
+        ex = a * math.cos(s_c) + b * math.cos(s_c + e_c) - sx
+        ey = a * math.sin(s_c) + b * math.sin(s_c + e_c) - sy
+        err = ex * ex + ey * ey
+        if err < best:
+            best, s, e = err, s_c, e_c
+    flags = 0
+    if limits.shoulder is not None and (lim_s or s in limits.shoulder):
+        flags |= IKFlag.LIMITED_SHOULDER
+    if limits.elbow is not None and (lim_e or e in limits.elbow):
+        flags |= IKFlag.LIMITED_ELBOW
     return s, e, flags
 
 

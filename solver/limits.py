@@ -113,6 +113,10 @@ def elbow_aim_range(limits: JointLimits, bend: NDArray[np.int8] | int) -> tuple[
     return np.where(empty, lo, ilo), np.where(empty, hi, ihi)
 
 
+def _pick(values: FloatArray | float, idx: NDArray[np.intp]) -> FloatArray | float:
+    return values if isinstance(values, float) else np.asarray(values)[idx]
+
+
 def apply_limits(
     shoulder: FloatArray,
     elbow: FloatArray,
@@ -127,33 +131,63 @@ def apply_limits(
     """Best reach within the limits (the ``accept`` answer), vectorized over frames.
 
     ``shoulder``/``elbow``: analytic angles; ``phi``: target direction; ``target_x/y``: the solved target;
-    ``a``, ``b``: bone lengths (scalars or per frame). Steps: (1) clamp the elbow; where it moved, re-aim the
-    shoulder so the tip points at the target; (2) clamp the shoulder onto its arc; where it moved, re-aim the
-    elbow at the target within :func:`elbow_aim_range`. Returns ``(shoulder, elbow, limited_shoulder,
-    limited_elbow)``; output angles lie inside the limits exactly.
+    ``a``, ``b``: bone lengths (scalars or per frame); ``bend``: side (+1/-1), the elbow stays in its half
+    (see :func:`elbow_aim_range`).
+
+    Where the analytic pose violates a limit, the closest tip to the target over the allowed box of
+    (shoulder, elbow) lies on the box's edges, and on each edge the best point has a closed form:
+    elbow fixed at a bound -> the tip runs on a circle around the shoulder, so aim it at the target and
+    clamp the shoulder onto its arc; shoulder fixed at a bound -> the tip runs on a circle around the elbow,
+    so aim the lower bone at the target and clamp it. The nearest of these (up to 4) candidates wins.
+
+    Returns ``(shoulder, elbow, limited_shoulder, limited_elbow)``: output angles lie inside the limits
+    exactly (the shoulder expressed inside its ``[min, max]``); a frame is flagged for a limit when the
+    analytic angle violated it or the chosen pose sits on one of its bounds.
     """
     s = shoulder
-    e = elbow
-    lim_e = np.zeros(s.shape, dtype=bool)
     lim_s = np.zeros(s.shape, dtype=bool)
-    if limits.elbow is not None:
-        elo, ehi = limits.elbow
-        lim_e = (e < elo) | (e > ehi)
-        if lim_e.any():
-            e = np.clip(e, elo, ehi)
-            # Tip direction seen from the shoulder is s + beta(e); aim it at the target.
-            beta = np.arctan2(b * np.sin(e), a + b * np.cos(e))
-            s = np.where(lim_e, phi - beta, s)
+    lim_e = np.zeros(s.shape, dtype=bool)
     if limits.shoulder is not None:
-        slo, shi = limits.shoulder
-        s, lim_s = clamp_arc(s, slo, shi)
-        if lim_s.any():
-            ex = target_x - a * np.cos(s)
-            ey = target_y - a * np.sin(s)
-            aim = wrap_pi(np.arctan2(ey, ex) - s)
-            lo, hi = elbow_aim_range(limits, bend)
-            # Nearest end on the circle: no jump when the aim crosses +-pi (lower bone folded back).
-            e = np.where(lim_s, _clamp_arc_per_frame(aim, lo, hi), e)
+        s, lim_s = clamp_arc(shoulder, *limits.shoulder)
+    if limits.elbow is not None:
+        lim_e = (elbow < limits.elbow[0]) | (elbow > limits.elbow[1])
+    idx = np.flatnonzero(lim_s | lim_e)
+    if idx.size == 0:
+        return s, elbow, lim_s, lim_e
+    s = s.copy()
+    e = elbow.copy()
+    a_i, b_i = _pick(a, idx), _pick(b, idx)
+    tx, ty, p = target_x[idx], target_y[idx], phi[idx]
+    e_lo, e_hi = elbow_aim_range(limits, bend if isinstance(bend, int) else bend[idx])
+    e_lo = np.broadcast_to(e_lo, idx.shape)
+    e_hi = np.broadcast_to(e_hi, idx.shape)
+    cands_s: list[FloatArray] = []
+    cands_e: list[FloatArray] = []
+    for e_c in (e_lo, e_hi):
+        s_c = p - np.arctan2(b_i * np.sin(e_c), a_i + b_i * np.cos(e_c))
+        s_c = wrap_pi(s_c) if limits.shoulder is None else clamp_arc(s_c, *limits.shoulder)[0]
+        cands_s.append(np.asarray(s_c))
+        cands_e.append(np.asarray(e_c))
+    if limits.shoulder is not None:
+        for bound in limits.shoulder:
+            s_c = np.full(idx.shape, bound)
+            aim = wrap_pi(np.arctan2(ty - a_i * np.sin(s_c), tx - a_i * np.cos(s_c)) - s_c)
+            cands_s.append(s_c)
+            cands_e.append(_clamp_arc_per_frame(aim, e_lo, e_hi))
+    cs = np.stack(cands_s)
+    ce = np.stack(cands_e)
+    ex = a_i * np.cos(cs) + b_i * np.cos(cs + ce) - tx
+    ey = a_i * np.sin(cs) + b_i * np.sin(cs + ce) - ty
+    best = np.argmin(ex * ex + ey * ey, axis=0)
+    cols = np.arange(idx.size)
+    s[idx] = cs[best, cols]
+    e[idx] = ce[best, cols]
+    if limits.shoulder is not None:
+        lo, hi = limits.shoulder
+        lim_s[idx] |= (s[idx] == lo) | (s[idx] == hi)
+    if limits.elbow is not None:
+        lo, hi = limits.elbow
+        lim_e[idx] |= (e[idx] == lo) | (e[idx] == hi)
     return s, e, lim_s, lim_e
 
 
