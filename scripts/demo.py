@@ -11,20 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# Isolated user resources: installing the extension must not touch the user's own Blender set-up.
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="soft_ik_demo_user_"))
-
-import bpy  # noqa: E402
-
 sys.path.insert(0, str(REPO))  # the demo and harness are dev tools beside the add-on, not part of it
+# The harness isolates the Blender user directory before bpy is imported, so installing the extension never
+# touches the user's own Blender set-up.
 from tests.blender.harness import install_extension  # noqa: E402
-
-from demo.build import build_demo  # noqa: E402
-from demo.picture import render_demo_png  # noqa: E402
 
 
 def main() -> int:
@@ -35,6 +28,11 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     install_extension()
+    import bpy
+
+    from demo.build import build_demo
+    from demo.picture import render_demo_png
+
     bpy.ops.wm.read_homefile(use_empty=True)
     arm = build_demo()
     bpy.context.view_layer.objects.active = arm
