@@ -237,8 +237,12 @@ def solve_single(
             missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
         root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
-            s, e, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
-            flags |= lim_flags | IKFlag.ROOT_MOVED
+            s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
+            flags |= IKFlag.ROOT_MOVED
+            new_err = _tip_error2(s_new, e_new, a, b, root_x, root_y, sx, sy)
+            if new_err <= _tip_error2(s, e, a, b, root_x, root_y, sx, sy):
+                s, e = s_new, e_new
+                flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH:
         if flags & IKFlag.LIMITED_ELBOW and limits.elbow is not None:
             e_clip = min(max(bend * m, limits.elbow[0]), limits.elbow[1])
@@ -247,8 +251,13 @@ def solve_single(
             ratio = d / span if span > 0.0 else k_hi
             scale = min(max(ratio, k_lo), k_hi)
             if scale != 1.0:
-                s, e, lim_flags = _solve_point(sx, sy, (dx, dy), a * scale, b * scale, bend, opts)
-                flags |= (lim_flags & IKFlag.LIMITED_SHOULDER) | IKFlag.STRETCHED
+                s_new, e_new, lim_flags = _solve_point(sx, sy, (dx, dy), a * scale, b * scale, bend, opts)
+                ka, kb = a * scale, b * scale
+                if _tip_error2(s_new, e_new, ka, kb, 0.0, 0.0, sx, sy) < _tip_error2(s, e, a, b, 0.0, 0.0, sx, sy):
+                    s, e = s_new, e_new
+                    flags |= (lim_flags & IKFlag.LIMITED_SHOULDER) | IKFlag.STRETCHED
+                else:
+                    scale = 1.0
 
     ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
     state = SolverState(direction=(dx, dy), bend=bend, root_offset=(root_x, root_y))
@@ -270,6 +279,12 @@ def solve_single(
         stretch=np.array(scale),
         state=state,
     )
+
+
+def _tip_error2(s: float, e: float, a: float, b: float, rx: float, ry: float, tx: float, ty: float) -> float:
+    dx = a * math.cos(s) + b * math.cos(s + e) + rx - tx
+    dy = a * math.sin(s) + b * math.sin(s + e) + ry - ty
+    return dx * dx + dy * dy
 
 
 def _fk(s: float, e: float, a: float, b: float, rx: float, ry: float) -> tuple[float, float, float, float]:

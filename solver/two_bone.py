@@ -432,6 +432,22 @@ def _resolve(
     return s, e, lim_s, lim_e
 
 
+def _tip_error2(
+    s: FloatArray,
+    e: FloatArray,
+    a: FloatArray | float,
+    b: FloatArray | float,
+    root_x: FloatArray | float,
+    root_y: FloatArray | float,
+    target_x: FloatArray,
+    target_y: FloatArray,
+) -> FloatArray:
+    """Squared distance from the FK tip to the target (decisions between candidate poses)."""
+    dx = a * np.cos(s) + b * np.cos(s + e) + root_x - target_x
+    dy = a * np.sin(s) + b * np.sin(s + e) + root_y - target_y
+    return np.asarray(dx * dx + dy * dy)
+
+
 def _cap(vec: FloatArray, cap: float) -> FloatArray:
     norm = np.sqrt((vec * vec).sum(axis=1))
     scale = np.where(norm > cap, cap / np.where(norm > 0.0, norm, 1.0), 1.0)
@@ -453,20 +469,22 @@ def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> Flo
         return offset
     ox = offset[moved, 0]
     oy = offset[moved, 1]
-    s, e, lim_s, lim_e = _resolve(
-        out.solved[moved, 0] - ox,
-        out.solved[moved, 1] - oy,
-        out.directions(moved),
-        opts.a,
-        opts.b,
-        out.bend[moved],
-        opts,
-    )
+    sx = out.solved[moved, 0]
+    sy = out.solved[moved, 1]
+    s, e, lim_s, lim_e = _resolve(sx - ox, sy - oy, out.directions(moved), opts.a, opts.b, out.bend[moved], opts)
+    # Never worse than keeping the accepted angles on the moved root (possible once smoothing bent the offset).
+    s_old = out.shoulder[moved]
+    e_old = out.elbow_angle[moved]
+    new_err = _tip_error2(s, e, opts.a, opts.b, ox, oy, sx, sy)
+    old_err = _tip_error2(s_old, e_old, opts.a, opts.b, ox, oy, sx, sy)
+    use_new = new_err <= old_err
+    s = np.where(use_new, s, s_old)
+    e = np.where(use_new, e, e_old)
     out.shoulder[moved] = s
     out.elbow_angle[moved] = e
     _write_fk(out, moved, s, e, opts.a, opts.b, ox, oy)
-    out.flags[moved] |= _F_ROOT | np.where(lim_s, _F_LIM_S, 0).astype(np.uint16)
-    out.flags[moved] |= np.where(lim_e, _F_LIM_E, 0).astype(np.uint16)
+    out.flags[moved] |= _F_ROOT | np.where(use_new & lim_s, _F_LIM_S, 0).astype(np.uint16)
+    out.flags[moved] |= np.where(use_new & lim_e, _F_LIM_E, 0).astype(np.uint16)
     return offset
 
 
@@ -506,7 +524,14 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
         return scale
     ka = opts.a * k
     kb = opts.b * k
-    s, e, lim_s, _ = _resolve(out.solved[idx, 0], out.solved[idx, 1], out.directions(idx), ka, kb, out.bend[idx], opts)
+    sx = out.solved[idx, 0]
+    sy = out.solved[idx, 1]
+    s, e, lim_s, _ = _resolve(sx, sy, out.directions(idx), ka, kb, out.bend[idx], opts)
+    # Keep the stretch only where it brings the tip closer than accepting the error.
+    better = _tip_error2(s, e, ka, kb, 0.0, 0.0, sx, sy) < _tip_error2(
+        out.shoulder[idx], out.elbow_angle[idx], opts.a, opts.b, 0.0, 0.0, sx, sy
+    )
+    idx, s, e, k, ka, kb, lim_s = idx[better], s[better], e[better], k[better], ka[better], kb[better], lim_s[better]
     out.shoulder[idx] = s
     out.elbow_angle[idx] = e
     _write_fk(out, idx, s, e, ka, kb, 0.0, 0.0)
