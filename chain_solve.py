@@ -13,6 +13,8 @@ import numpy as np
 from . import solver
 from .rig import ChainRig
 from .solver import rotations
+from .solver.ccd import solve_ccd
+from .solver.fabrik import solve_fabrik
 from .solver.smoothing import make_filter
 from .solver.spaces import from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
@@ -43,6 +45,7 @@ class ChainSolution:
     target_world: np.ndarray  # (N, 3)
     solved_target_world: np.ndarray  # (N, 3) the clamped/softened target the chain reached for
     base: np.ndarray  # (N, 4, 4) armature-space shoulder frame (upper bone at rest under its parent's pose)
+    state: object  # the solver's state after the last frame: pass as ``previous`` to continue (live preview)
 
 
 def axes_2d(rig: ChainRig) -> np.ndarray:
@@ -161,10 +164,11 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)
         sensitivity = np.asarray(result.sensitivity, dtype=np.float64) / max(world_scale, 1e-12)
     else:
-        solve = solver.solve_ccd if chain.solver == "CCD" else solver.solve_fabrik
+        solve = solve_ccd if chain.solver == "CCD" else solve_fabrik
         initial = rig.rest_angles.copy()
         result = solve(targets, rig.lengths, limits=_chain_limits(rig), bend=int(chain.bend),
-                       initial_angles=initial, previous=previous, **common)
+                       initial_angles=initial, previous=previous, root_smoothing=int(chain.root_smoothing),
+                       **common)
         angles = result.angles
         sensitivity = np.zeros(n_frames)
 
@@ -182,7 +186,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.asarray(result.flags, dtype=np.int64), sensitivity=sensitivity,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
-                         base=np.asarray(base))
+                         base=np.asarray(base), state=result.state)
 
 
 def rotation_channels(rig: ChainRig, bone_index: int, rotation_mode: str, deltas: np.ndarray,
