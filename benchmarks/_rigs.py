@@ -1,0 +1,186 @@
+"""Scenes for the bake benchmark: a pre-bent two-bone rig in the XZ plane, an animated target, a skinned mesh.
+
+Import only after ``bpy`` is importable (after ``tests.blender.harness.install_extension()``).
+
+- :func:`build_scene` ``(frames, *, parented, mesh, ik_constraint) -> Scene`` builds everything from an empty
+  file; the target's world path is the same function of the frame in every variant.
+- :func:`bake_baseline` ``(scene, frames) -> float`` runs Blender's IK constraint through ``nla.bake`` and
+  returns the seconds the operator took.
+- :func:`add_soft_ik_chain` ``(scene)`` adds the chain with ``pose.soft_ik_add_chain`` (softness 0).
+- :func:`tip_errors` ``(scene, frames) -> ndarray``: distance from the lower bone's tail to the target, read
+  from Blender's evaluated scene with ``frame_set`` (independent of the add-on's code).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+KEY_STEP = 10  # frames between target keys
+UPPER_TAIL = (1.0, 0.0, 0.15)  # elbow drawn bent: Blender's legacy IK cannot bend a straight chain
+LOWER_TAIL = (2.0, 0.0, 0.0)
+
+
+@dataclass
+class Scene:
+    armature: bpy.types.Object
+    target: bpy.types.Object
+    carrier: bpy.types.Object | None  # the animated parent of the target (general sampling path)
+    mesh: bpy.types.Object | None
+
+
+def target_polar(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance from the shoulder (within reach: 0.45..1.65 of a 2.0 chain) and angle in the XZ plane."""
+    radius = 1.05 + 0.6 * np.sin(0.013 * frames)
+    angle = -0.5 + 0.6 * np.sin(0.0071 * frames + 0.3)
+    return radius, angle
+
+
+def _channelbag_fcurves(obj: bpy.types.Object) -> bpy.types.bpy_prop_collection:
+    action = obj.animation_data.action
+    if "layers" not in bpy.types.Action.bl_rna.properties or getattr(action, "is_action_legacy", False):
+        return action.fcurves
+    slot = obj.animation_data.action_slot
+    return action.layers[0].strips[0].channelbag(slot).fcurves
+
+
+def key_channel(obj: bpy.types.Object, path: str, index: int, frames: np.ndarray, values: np.ndarray) -> None:
+    """Key ``obj.<path>[index]`` at every frame in one bulk write (keyframe_insert per key is quadratic)."""
+    prop = getattr(obj, path)
+    prop[index] = float(values[0])
+    obj.keyframe_insert(path, index=index, frame=float(frames[0]))  # creates action, slot and F-curve
+    fc = _channelbag_fcurves(obj).find(path, index=index)
+    fc.keyframe_points.add(len(frames) - 1)
+    co = np.empty(2 * len(frames), dtype=np.float32)
+    co[0::2], co[1::2] = frames, values
+    fc.keyframe_points.foreach_set("co", co)
+    fc.update()  # sorts and computes the Bezier handles of the new points
+
+
+def _select_bone(arm: bpy.types.Object, name: str) -> None:
+    if "select" in bpy.types.PoseBone.bl_rna.properties:  # 5.0
+        arm.pose.bones[name].select = True
+    else:
+        arm.data.bones[name].select = True
+
+
+def _build_rig(scene: bpy.types.Scene) -> bpy.types.Object:
+    arm = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    upper = arm.data.edit_bones.new("upper")
+    upper.head, upper.tail = (0.0, 0.0, 0.0), UPPER_TAIL
+    lower = arm.data.edit_bones.new("lower")
+    lower.head, lower.tail, lower.parent, lower.use_connect = UPPER_TAIL, LOWER_TAIL, upper, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return arm
+
+
+def _add_skinned_mesh(scene: bpy.types.Scene, arm: bpy.types.Object) -> bpy.types.Object:
+    """A 201 x 201 grid (40,401 vertices) in the XZ plane along the arm, weighted to both bones."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=200, y_subdivisions=200, size=2.0, location=(1.0, 0.0, 0.0),
+                                    rotation=(math.pi / 2, 0.0, 0.0))
+    mesh = bpy.context.active_object
+    co = np.empty(3 * len(mesh.data.vertices))
+    mesh.data.vertices.foreach_get("co", co)
+    x = np.round(co[0::3] + 1.0, 2)  # 0 at the shoulder, 2 at the hand
+    for name, weight in (("upper", np.clip(1.5 - x, 0.0, 1.0)), ("lower", np.clip(x - 0.5, 0.0, 1.0))):
+        group = mesh.vertex_groups.new(name=name)
+        for w in np.unique(weight):
+            if w > 0:
+                group.add(np.flatnonzero(weight == w).tolist(), float(w), "REPLACE")
+    mesh.modifiers.new("skin", "ARMATURE").object = arm
+    mesh.parent = arm
+    return mesh
+
+
+def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool) -> Scene:
+    """Fresh file with the rig and a target keyed every :data:`KEY_STEP` frames over [1, frames].
+
+    ``parented``: the target is a child of an animated Empty (rotation) and keys only its distance, so it is not
+    F-curve-only; otherwise it keys its own world location. ``ik_constraint``: Blender's IK on the lower bone
+    (the baseline's rig). The scene's frame range is set to [1, frames].
+    """
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    key_frames = np.arange(1, frames + KEY_STEP + 1, KEY_STEP, dtype=np.float64)
+    radius, angle = target_polar(key_frames)
+    target = bpy.data.objects.new("target", None)
+    scene.collection.objects.link(target)
+    carrier = None
+    if parented:
+        carrier = bpy.data.objects.new("carrier", None)
+        scene.collection.objects.link(carrier)
+        target.parent = carrier
+        # A Y rotation by -angle takes (r, 0, 0) to (r cos angle, 0, r sin angle).
+        key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
+        key_channel(target, "location", 0, key_frames, radius)
+    else:
+        key_channel(target, "location", 0, key_frames, radius * np.cos(angle))
+        key_channel(target, "location", 2, key_frames, radius * np.sin(angle))
+    arm = _build_rig(scene)
+    mesh_obj = _add_skinned_mesh(scene, arm) if mesh else None
+    if ik_constraint:
+        ik = arm.pose.bones["lower"].constraints.new("IK")
+        ik.target = target
+        ik.chain_count = 2
+    scene.frame_set(1)
+    return Scene(arm, target, carrier, mesh_obj)
+
+
+def enter_pose_mode(s: Scene) -> None:
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    bpy.context.view_layer.objects.active = s.armature
+    s.armature.select_set(True)
+    bpy.ops.object.mode_set(mode="POSE")
+
+
+def bake_baseline(s: Scene, frames: int) -> float:
+    """Blender's IK constraint baked to keys (headless recipe: pose mode, bones selected, only_selected)."""
+    import time
+
+    enter_pose_mode(s)
+    for name in ("upper", "lower"):
+        _select_bone(s.armature, name)
+    t0 = time.perf_counter()
+    result = bpy.ops.nla.bake(frame_start=1, frame_end=frames, only_selected=True, visual_keying=True,
+                              clear_constraints=True, bake_types={"POSE"})
+    elapsed = time.perf_counter() - t0
+    if result != {"FINISHED"}:
+        raise RuntimeError(f"nla.bake returned {result}")
+    if len(s.armature.pose.bones["lower"].constraints):
+        raise RuntimeError("nla.bake left the IK constraint in place")
+    return elapsed
+
+
+def add_soft_ik_chain(s: Scene) -> bpy.types.PropertyGroup:
+    """The user's way: pose mode, lower bone active, the target selected, Add Soft IK Chain; softness 0."""
+    enter_pose_mode(s)
+    s.armature.data.bones.active = s.armature.data.bones["lower"]
+    s.target.select_set(True)
+    space = "OBJECT" if s.carrier is not None else "WORLD"
+    result = bpy.ops.pose.soft_ik_add_chain(target_space=space)
+    if result != {"FINISHED"}:
+        raise RuntimeError(f"soft_ik_add_chain returned {result}")
+    chain = s.armature.soft_ik_2d.chains[-1]
+    if chain.target != s.target:
+        raise RuntimeError(f"the chain reaches for {chain.target.name!r}, not the selected target")
+    chain.softness = 0.0
+    return chain
+
+
+def tip_errors(s: Scene, frames: list[int]) -> np.ndarray:
+    """|tail of the lower bone - target| in world space at ``frames`` (moves the scene's frame)."""
+    scene = bpy.context.scene
+    out = []
+    for f in frames:
+        scene.frame_set(f)
+        tip = s.armature.matrix_world @ s.armature.pose.bones["lower"].tail
+        out.append((tip - s.target.matrix_world.translation).length)
+    return np.array(out)

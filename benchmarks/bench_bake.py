@@ -1,0 +1,322 @@
+"""Bake speed of Soft IK 2D against Blender's own IK constraint baked with ``nla.bake`` (project issue 3).
+
+Run with a Blender-as-a-module Python, e.g. ``.venvs/bpy-5.0/bin/python benchmarks/bench_bake.py``.
+
+Options: ``--frames N`` (default 10000), ``--skip-mesh-baseline`` (bake the slow mesh baseline over
+``--mesh-baseline-frames`` frames, default 1000, and scale it linearly to N; marked ``~`` in the table),
+``--memory-frames M`` (default 100000; 0 skips the memory cases), ``--no-breakdown``, ``--profile`` (cProfile
+of our bake for every case, top 15 by cumulative time).
+
+The extension is built and installed into an isolated user directory (``tests/blender/harness.py``) and run as a
+user gets it, through ``bpy.ops.pose.soft_ik_bake``. Cases (same pre-bent two-bone rig in the XZ plane, target
+in reach, softness 0):
+
+1. ``general``: bare rig, target parented to an animated Empty (not F-curve-only: the temporary-scene path);
+2. ``general+mesh``: the same plus a 40,401-vertex grid skinned to both bones with an Armature modifier;
+3. ``fcurves``: bare rig, target animated only by its own F-curves (the F-curve fast path).
+
+For each: Blender's time (IK constraint + ``nla.bake(visual_keying=True, clear_constraints=True)``), ours (best
+of ``--repeats``), ``baseline / ours`` against the issue's target ratio, a check that the user's frame did not
+move and that the tip lies on the target (read back from Blender with ``frame_set``), and a breakdown of our
+time (sampling / solve / key writing) from the installed package's ``bake`` functions. Memory: a 100,000-frame
+bake of the bare rig (both paths), each in a fresh subprocess; peak RSS growth during the bake (the kernel's
+high-water mark reset just before it when ``/proc/self/clear_refs`` allows, else ``ru_maxrss``) and the
+tracemalloc peak of Python/numpy allocations in a second subprocess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # dev tools beside the add-on (harness, benchmark helpers), not part of it
+from tests.blender.harness import install_extension, package  # noqa: E402
+
+TARGETS = {"general": 10.0, "general+mesh": 100.0, "fcurves": 30.0}
+MEMORY_LIMIT_MB = 100.0
+CHECK_TOLERANCE = 1e-4  # tip-to-target distance, chain length 2 (the keys are float32)
+USER_FRAME = 7
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--frames", type=int, default=10000)
+    p.add_argument("--repeats", type=int, default=3, help="runs of our bake per case (best is reported)")
+    p.add_argument("--baseline-repeats", type=int, default=2, help="runs of the bare-rig baselines (best)")
+    p.add_argument("--skip-mesh-baseline", action="store_true")
+    p.add_argument("--mesh-baseline-frames", type=int, default=1000)
+    p.add_argument("--memory-frames", type=int, default=100000)
+    p.add_argument("--cases", default="general,general+mesh,fcurves")
+    p.add_argument("--no-breakdown", action="store_true")
+    p.add_argument("--profile", action="store_true")
+    p.add_argument("--memory-case", choices=["general", "fcurves"], help=argparse.SUPPRESS)  # child process
+    p.add_argument("--tracemalloc", action="store_true", help=argparse.SUPPRESS)
+    return p.parse_args()
+
+
+def scene_options(case: str) -> dict[str, bool]:
+    return {"parented": case.startswith("general"), "mesh": case.endswith("mesh")}
+
+
+# --- our side ---------------------------------------------------------------------------------------------
+
+
+def bake_ours(rigs, s, frames: int) -> float:  # type: ignore[no-untyped-def]
+    import bpy
+
+    rigs.enter_pose_mode(s)
+    bpy.context.scene.frame_set(USER_FRAME)
+    t0 = time.perf_counter()
+    result = bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=frames)
+    elapsed = time.perf_counter() - t0
+    if result != {"FINISHED"}:
+        raise RuntimeError(f"soft_ik_bake returned {result}")
+    if bpy.context.scene.frame_current != USER_FRAME:
+        raise RuntimeError(f"the bake moved the user's frame from {USER_FRAME} to {bpy.context.scene.frame_current}")
+    return elapsed
+
+
+def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
+    """Forget the previous run's keys so every run is a first bake."""
+    s.armature.animation_data_clear()
+    for chain in s.armature.soft_ik_2d.chains:
+        chain["baked_channels"] = ""
+        chain.bake_end = chain.bake_start - 1
+
+
+def check_frames(frames: int) -> list[int]:
+    return sorted({1, 2, frames // 3, frames // 2 + 1, frames - 1, frames})
+
+
+def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Our bake's pieces timed one by one (the operator's own sequence, without its progress report)."""
+    import bpy
+    import numpy as np
+
+    bake = package("bake")
+    chain_solve = package("chain_solve")
+    reset_bake(s)
+    ctx = bpy.context
+    t = [time.perf_counter()]
+    prepared = bake.prepare(s.armature, list(s.armature.soft_ik_2d.chains))
+    fr = np.arange(1, frames + 1, dtype=np.float64)
+    t.append(time.perf_counter())
+    samples = bake.sample_chains(ctx, prepared, fr)
+    t.append(time.perf_counter())
+    fps = ctx.scene.render.fps / ctx.scene.render.fps_base
+    sols = [chain_solve.solve_chain(r, fr, smp, fps=fps) for r, smp in zip(prepared, samples, strict=True)]
+    t.append(time.perf_counter())
+    for r, sol in zip(prepared, sols, strict=True):
+        bake.write_solution(r, sol, 1, frames)
+    t.append(time.perf_counter())
+    for r, sol in zip(prepared, sols, strict=True):
+        bake.store_report(r, sol, 1, frames)
+    t.append(time.perf_counter())
+    names = ["prepare", "sample", "solve", "write keys", "report"]
+    return {n: t[i + 1] - t[i] for i, n in enumerate(names)}
+
+
+def profile_ours(rigs, s, frames: int, label: str) -> None:  # type: ignore[no-untyped-def]
+    import cProfile
+    import pstats
+
+    reset_bake(s)
+    prof = cProfile.Profile()
+    prof.enable()
+    bake_ours(rigs, s, frames)
+    prof.disable()
+    print(f"\n--- cProfile of our bake, {label}, {frames} frames (top 15 by cumulative time) ---")
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(15)
+
+
+def run_case(rigs, case: str, args: argparse.Namespace) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    import bpy
+
+    frames = args.frames
+    opts = scene_options(case)
+    sampling = package("sampling")
+    row: dict[str, object] = {"case": case, "frames": frames}
+
+    # Baseline: Blender's IK constraint on the same rig and target.
+    base_frames = frames
+    base_runs = args.baseline_repeats
+    if opts["mesh"]:
+        base_runs = 1
+        if args.skip_mesh_baseline:
+            base_frames = min(frames, args.mesh_baseline_frames)
+    base_times = []
+    for _ in range(base_runs):
+        s = rigs.build_scene(base_frames, ik_constraint=True, **opts)
+        base_times.append(rigs.bake_baseline(s, base_frames))
+    base = min(base_times) * frames / base_frames
+    row["baseline_s"] = base
+    row["baseline_extrapolated"] = base_frames != frames
+    row["baseline_err"] = float(rigs.tip_errors(s, check_frames(base_frames)).max())
+
+    # Ours, through the operator, each run a first bake of a freshly built scene's chain.
+    s = rigs.build_scene(frames, ik_constraint=False, **opts)
+    chain = rigs.add_soft_ik_chain(s)
+    row["path"] = sampling.fcurve_only_reason(s.target) or "F-curves"
+    times = []
+    for _ in range(args.repeats):
+        reset_bake(s)
+        times.append(bake_ours(rigs, s, frames))
+    row["ours_s"] = min(times)
+    row["ours_runs"] = times
+    row["frame_kept"] = bpy.context.scene.frame_current == USER_FRAME
+    row["report_err"] = float(chain.error_max)
+    errs = rigs.tip_errors(s, check_frames(frames))
+    row["tip_err"] = float(errs.max())
+    row["ratio"] = base / row["ours_s"]
+    row["target"] = TARGETS[case]
+    row["pass"] = bool(row["ratio"] >= row["target"] and row["tip_err"] < CHECK_TOLERANCE and row["frame_kept"])
+    if not args.no_breakdown:
+        pieces = [breakdown(rigs, s, frames) for _ in range(2)]
+        row["breakdown"] = {k: min(p[k] for p in pieces) for k in pieces[0]}
+    if args.profile:
+        profile_ours(rigs, s, frames, case)
+    return row
+
+
+# --- memory (child process) -------------------------------------------------------------------------------
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def _hwm_kb() -> int | None:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return None
+
+
+def _reset_hwm() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def memory_child(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    import gc
+    import tracemalloc
+
+    s = rigs.build_scene(args.frames, ik_constraint=False, parented=args.memory_case == "general", mesh=False)
+    rigs.add_soft_ik_chain(s)
+    rigs.enter_pose_mode(s)
+    gc.collect()
+    out: dict[str, object] = {"case": args.memory_case, "frames": args.frames}
+    if args.tracemalloc:
+        tracemalloc.start()
+        elapsed = bake_ours(rigs, s, args.frames)
+        out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    else:
+        reset = _reset_hwm()
+        rss0 = _rss_kb()
+        maxrss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        elapsed = bake_ours(rigs, s, args.frames)
+        maxrss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        hwm = _hwm_kb()
+        out["hwm_reset"] = reset
+        out["ru_maxrss_growth_mb"] = (maxrss1 - maxrss0) / 1024
+        out["peak_growth_mb"] = ((hwm if reset and hwm else maxrss1) - rss0) / 1024
+        out["rss_after_growth_mb"] = (_rss_kb() - rss0) / 1024
+    out["seconds"] = elapsed
+    errs = rigs.tip_errors(s, check_frames(args.frames))
+    out["tip_err"] = float(errs.max())
+    return out
+
+
+def run_memory(case: str, frames: int, tracemalloc: bool) -> dict[str, object]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-case", case, "--frames", str(frames)]
+    if tracemalloc:
+        cmd.append("--tracemalloc")
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("MEMORY ")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"memory child {case} failed (rc {proc.returncode}):\n{proc.stdout[-2000:]}\n"
+                           f"{proc.stderr[-2000:]}")
+    return json.loads(lines[-1][len("MEMORY "):])
+
+
+# --- report -----------------------------------------------------------------------------------------------
+
+
+def print_table(rows: list[dict[str, object]]) -> None:
+    print(f"\n{'case':<14}{'frames':>7}{'baseline s':>12}{'ours s':>9}{'ratio':>8}{'target':>8}  "
+          f"{'result':<6}{'tip err':>9}{'Blender err':>12}  frame kept  sampling path")
+    for r in rows:
+        mark = "~" if r["baseline_extrapolated"] else " "
+        print(f"{r['case']:<14}{r['frames']:>7}{mark}{r['baseline_s']:>11.3f}{r['ours_s']:>9.4f}"
+              f"{r['ratio']:>7.1f}x{r['target']:>7.0f}x  {'PASS' if r['pass'] else 'FAIL':<6}"
+              f"{r['tip_err']:>9.1e}{r['baseline_err']:>12.1e}  {r['frame_kept']!s:<10}  {r['path']}")
+    print("(~ baseline measured on fewer frames and scaled linearly; ours = best of "
+          f"{len(rows[0]['ours_runs']) if rows else 0} runs: "
+          + "; ".join(f"{r['case']} " + "/".join(f"{t:.4f}" for t in r["ours_runs"]) for r in rows) + ")")
+    if rows and "breakdown" in rows[0]:
+        keys = list(rows[0]["breakdown"])
+        print(f"\nbreakdown of our bake, ms (best of 2, pieces called directly){'':4}"
+              + "".join(f"{k:>12}" for k in keys) + f"{'sum':>10}")
+        for r in rows:
+            b = r["breakdown"]
+            print(f"{r['case']:<64}" + "".join(f"{1e3 * b[k]:>12.2f}" for k in keys)
+                  + f"{1e3 * sum(b.values()):>10.2f}")
+
+
+def main() -> int:
+    args = parse_args()
+    install_extension()
+    import bpy
+
+    from benchmarks import _rigs as rigs
+
+    if args.memory_case:
+        print("MEMORY " + json.dumps(memory_child(rigs, args)))
+        return 0
+
+    print(f"Blender {bpy.app.version_string}, {args.frames} frames, pid {os.getpid()}")
+    rows = []
+    for case in args.cases.split(","):
+        rows.append(run_case(rigs, case, args))
+        r = rows[-1]
+        print(f"  {case}: baseline {r['baseline_s']:.3f} s, ours {r['ours_s']:.4f} s, x{r['ratio']:.1f}", flush=True)
+    print_table(rows)
+    ok = all(r["pass"] for r in rows)
+
+    if args.memory_frames:
+        print(f"\nmemory, {args.memory_frames}-frame bake of the bare rig, fresh subprocess per case "
+              f"(limit {MEMORY_LIMIT_MB:.0f} MB)")
+        print(f"{'case':<10}{'bake s':>8}{'peak RSS growth MB':>20}{'ru_maxrss growth MB':>21}"
+              f"{'RSS kept MB':>13}{'tracemalloc peak MB':>21}  result  tip err")
+        for case in ("general", "fcurves"):
+            m = run_memory(case, args.memory_frames, tracemalloc=False)
+            t = run_memory(case, args.memory_frames, tracemalloc=True)
+            passed = m["peak_growth_mb"] < MEMORY_LIMIT_MB and m["tip_err"] < CHECK_TOLERANCE
+            ok &= passed
+            print(f"{case:<10}{m['seconds']:>8.3f}{m['peak_growth_mb']:>20.1f}{m['ru_maxrss_growth_mb']:>21.1f}"
+                  f"{m['rss_after_growth_mb']:>13.1f}{t['tracemalloc_peak_mb']:>21.1f}  "
+                  f"{'PASS' if passed else 'FAIL':<6}  {m['tip_err']:.1e}"
+                  + ("" if m["hwm_reset"] else "  (HWM not resettable: ru_maxrss used)"))
+    print("\nALL PASS" if ok else "\nSOME TARGETS MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    rc = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
