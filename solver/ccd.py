@@ -16,6 +16,7 @@ from .chain_common import (
     parse_options,
     run_chain_solver,
 )
+from .smoothing import TargetFilter
 
 DEFAULT_MAX_STEP = 0.5  # radians per joint per sweep
 
@@ -131,7 +132,9 @@ def solve_ccd(
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,
+    root_smoothing: float = 2.0,
     stretch_range: tuple[float, float] = (0.9, 1.1),
+    smoothing: TargetFilter | str | None = None,
     initial_angles: ArrayLike | None = None,
     previous: ChainState | None = None,
     bend: int = 1,
@@ -156,8 +159,12 @@ def solve_ccd(
       ``tolerance``. CCD alone converges linearly, very slowly near full extension. The defaults reach
       1e-6 L on reachable targets for chains of up to 32 bones, even from the straight rest pose.
     * ``softness``: soft IK width as a fraction of L (0 = hard clamp), applied to the root->target distance.
-    * ``strategy``: ``'accept'``, ``'move_root'`` (``max_root_offset`` length units, default 0.1 L) or
-      ``'stretch'`` (``stretch_range`` factors); acts only where limits keep the tip off the target.
+    * ``strategy``: ``'accept'``, ``'move_root'`` (``max_root_offset`` length units, default 0.1 L;
+      ``root_smoothing`` Gaussian sigma in frames, default 2, 0 = none) or ``'stretch'`` (``stretch_range``
+      factors, default (0.9, 1.1)); acts only where limits keep the tip off the target.
+    * ``smoothing``: optional filter on the targets before IK, as the two-bone solver (``'one_euro'``,
+      ``'exponential'`` or a :class:`solver.smoothing.TargetFilter`); errors are still measured to the raw
+      targets.
     * ``initial_angles`` / ``previous``: warm start of the first frame (``previous`` wins; the result's
       ``state`` continues a live preview one call at a time).
     * ``bend``: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
@@ -173,6 +180,7 @@ def solve_ccd(
         lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
         sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
         strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
-        initial_angles=initial_angles, previous=previous, bend=bend,
+        initial_angles=initial_angles, previous=previous, bend=bend, root_smoothing=root_smoothing,
+        smoothing=smoothing,
     )
     return run_chain_solver(targets, setup, make_ccd_kernel(setup, float(max_step)))

@@ -26,6 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .fk import chain_forward_kinematics
+from .limits import smooth_root_offset
+from .smoothing import TargetFilter, smooth_targets
 from .soft import soft_distance
 
 FloatArray = NDArray[np.float64]
@@ -61,11 +63,13 @@ class ChainState:
 
     ``angles`` (n,) radians, same convention as the result: the last frame's pose after the method's sweeps
     (before the polish), which is what the next frame warm-starts from; ``direction`` (2,) unit vector of the last
-    non-zero root->target direction (used when a target sits exactly on the root).
+    non-zero root->target direction (used when a target sits exactly on the root); ``root_offset`` the last
+    frame's unsmoothed ``move_root`` offset (the smoothing's history).
     """
 
     angles: FloatArray
     direction: FloatArray
+    root_offset: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -113,10 +117,13 @@ class ChainSetup:
     softness: float  # fraction of L
     strategy: str
     max_root_offset: float  # length units
+    root_smoothing: float  # Gaussian sigma, frames
     stretch_range: tuple[float, float]
     bend: int
     warm_angles: FloatArray  # (n,) first frame's warm start
     warm_direction: FloatArray  # (2,)
+    previous_root_offset: tuple[float, float] | None
+    smoothing: TargetFilter | str | None
 
 
 def parse_options(
@@ -134,6 +141,8 @@ def parse_options(
     initial_angles: ArrayLike | None,
     previous: ChainState | None,
     bend: int,
+    root_smoothing: float = 2.0,
+    smoothing: TargetFilter | str | None = None,
 ) -> ChainSetup:
     """Validate the options documented on the solvers and convert them to absolute units."""
     lens = np.asarray(lengths, dtype=np.float64)
@@ -167,6 +176,8 @@ def parse_options(
     root_cap = 0.1 * total if max_root_offset is None else float(max_root_offset)
     if root_cap < 0.0:
         raise ValueError("max_root_offset must be >= 0")
+    if not root_smoothing >= 0.0:
+        raise ValueError("root_smoothing must be >= 0 frames")
 
     if previous is not None:
         warm = np.asarray(previous.angles, dtype=np.float64).copy()
@@ -193,10 +204,13 @@ def parse_options(
         softness=float(softness),
         strategy=strategy,
         max_root_offset=root_cap,
+        root_smoothing=float(root_smoothing),
         stretch_range=(lo_k, hi_k),
         bend=int(bend),
         warm_angles=warm,
         warm_direction=direction,
+        previous_root_offset=None if previous is None else previous.root_offset,
+        smoothing=smoothing,
     )
 
 
@@ -211,7 +225,7 @@ def reach_radii(lengths: FloatArray) -> tuple[float, float]:
 
 
 def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, FloatArray, IntArray]:
-    """Clamp and soften the raw targets (vectorized over frames).
+    """Filter (option ``smoothing``), clamp and soften the raw targets (vectorized over frames).
 
     Returns ``(raw (N, 2), solved (N, 2), flags (N,))``. The distance is clamped to the reach ring
     ``[inner, L]`` (a target at or beyond full reach lands exactly on the outer circle, so the error equals
@@ -223,8 +237,9 @@ def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, 
         raise ValueError(f"targets must have shape (N, 2), got {raw.shape}")
     if not np.all(np.isfinite(raw)):
         raise ValueError("targets must be finite")
+    aimed = raw if setup.smoothing is None or len(raw) < 2 else smooth_targets(raw, setup.smoothing)
     inner, outer = reach_radii(setup.lengths)
-    dist = np.hypot(raw[:, 0], raw[:, 1])
+    dist = np.hypot(aimed[:, 0], aimed[:, 1])
     flags = np.zeros(len(raw), dtype=np.int64)
 
     tiny = 1e-12 * outer
@@ -233,7 +248,7 @@ def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, 
     idx = np.where(nonzero, np.arange(len(raw)), -1)
     np.maximum.accumulate(idx, out=idx)
     safe = np.where(nonzero, dist, 1.0)
-    unit_now = raw / safe[:, None]
+    unit_now = aimed / safe[:, None]
     unit = np.where((idx >= 0)[:, None], unit_now[np.maximum(idx, 0)], setup.warm_direction[None, :])
 
     soft_width = setup.softness * outer
@@ -442,7 +457,8 @@ def finish(
 
     * ``accept``: nothing moves; the error is reported.
     * ``move_root``: the root moves by the residual (solved target - tip), shortened to
-      ``max_root_offset``. The residual follows the warm-started pose, so the offset is continuous.
+      ``max_root_offset``, then smoothed over frames (zero-lag Gaussian, ``root_smoothing`` frames, as the
+      two-bone solver: :func:`solver.limits.smooth_root_offset`) so the body does not shake with the hand.
     * ``stretch``: every bone is scaled by the factor that brings the tip closest to the solved target
       (projection of the target on the tip direction), clipped to ``stretch_range``.
     """
@@ -463,10 +479,12 @@ def finish(
     n_frames = len(angles)
     offset = np.zeros((n_frames, 2))
     stretch = np.ones(n_frames)
+    raw_offset = np.zeros((n_frames, 2))
     if setup.strategy == "move_root":
         scale = np.minimum(1.0, setup.max_root_offset / np.maximum(miss, 1e-300))
-        offset = np.where(blocked[:, None], residual * scale[:, None], 0.0)
-        flags |= np.where(blocked & (setup.max_root_offset > 0.0), ROOT_MOVED, 0)
+        raw_offset = np.where(blocked[:, None], residual * scale[:, None], 0.0)
+        offset = smooth_root_offset(raw_offset, setup.root_smoothing, setup.previous_root_offset)
+        flags |= np.where(np.any(offset != 0.0, axis=1), ROOT_MOVED, 0)
     elif setup.strategy == "stretch":
         tip_sq = np.maximum(np.einsum("fi,fi->f", tip, tip), 1e-300)
         best = np.einsum("fi,fi->f", tip, solved) / tip_sq
@@ -481,7 +499,8 @@ def finish(
     norms = np.hypot(solved[:, 0], solved[:, 1])
     moved = np.flatnonzero(norms > 0.0)
     direction = solved[moved[-1]] / norms[moved[-1]] if moved.size else setup.warm_direction.copy()
-    state = ChainState(angles=np.array(carry, dtype=np.float64), direction=direction)
+    last_offset = (float(raw_offset[-1, 0]), float(raw_offset[-1, 1])) if n_frames else (0.0, 0.0)
+    state = ChainState(angles=np.array(carry, dtype=np.float64), direction=direction, root_offset=last_offset)
     return ChainResult(
         angles=angles,
         joints=joints,

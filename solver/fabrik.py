@@ -18,6 +18,7 @@ from .chain_common import (
     run_chain_solver,
     wrap,
 )
+from .smoothing import TargetFilter
 
 
 def fabrik_frame(
@@ -163,7 +164,9 @@ def solve_fabrik(
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,
+    root_smoothing: float = 2.0,
     stretch_range: tuple[float, float] = (0.9, 1.1),
+    smoothing: TargetFilter | str | None = None,
     initial_angles: ArrayLike | None = None,
     previous: ChainState | None = None,
     bend: int = 1,
@@ -180,6 +183,7 @@ def solve_fabrik(
         lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
         sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
         strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
-        initial_angles=initial_angles, previous=previous, bend=bend,
+        initial_angles=initial_angles, previous=previous, bend=bend, root_smoothing=root_smoothing,
+        smoothing=smoothing,
     )
     return run_chain_solver(targets, setup, make_fabrik_kernel(setup))

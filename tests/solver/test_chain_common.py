@@ -317,3 +317,32 @@ def test_a_target_on_the_root_keeps_the_previous_direction(solve: Callable[..., 
     res = solve([[0.0, -2.0], [0.0, 0.0]], lengths)
     assert res.flags[1] & cc.DIRECTION_HELD
     assert res.end[1] == pytest.approx([0.0, -1.0], abs=1e-5)
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_target_smoothing_filters_before_ik_and_errors_stay_raw(solve: Callable[..., cc.ChainResult]) -> None:
+    from solver.smoothing import smooth_targets
+
+    lengths = np.array([1.0, 0.8, 0.6])
+    rng = np.random.default_rng(3)
+    t = np.linspace(0.0, 2.0, 60)
+    raw = polar(1.5 + 0.2 * np.sin(3 * t), t) + rng.normal(0.0, 0.01, (60, 2))
+    filtered = solve(raw, lengths, smoothing="exponential")
+    reference = solve(smooth_targets(raw, "exponential"), lengths)
+    assert filtered.angles == pytest.approx(reference.angles, abs=1e-12)
+    assert filtered.error == pytest.approx(np.hypot(*(hand_fk(filtered.angles, lengths) - raw).T), abs=1e-9)
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_root_offset_is_smoothed_over_frames_and_stays_capped(solve: Callable[..., cc.ChainResult]) -> None:
+    lengths = np.array([1.0, 1.0, 1.0])
+    limits = np.array([[-0.2, 0.2], [-0.3, 0.3], [-0.3, 0.3]])
+    targets = np.array([[3.5, 0.0]] * 5 + [[0.0, 2.6]] * 5 + [[3.5, 0.0]] * 5)  # blocked in the middle only
+    sharp = solve(targets, lengths, limits=limits, strategy="move_root", root_smoothing=0.0)
+    smooth = solve(targets, lengths, limits=limits, strategy="move_root", root_smoothing=2.0)
+    sharp_len = np.hypot(*sharp.root_offset.T)
+    smooth_len = np.hypot(*smooth.root_offset.T)
+    assert np.all(sharp_len[:5] == 0.0) and np.all(sharp_len[5:10] > 0.0)
+    assert smooth_len[4] > 0.0 and smooth.flags[4] & cc.ROOT_MOVED  # the body starts leaning early
+    assert np.all(smooth_len <= 0.3 + 1e-12)  # default cap 0.1 L
+    assert np.abs(np.diff(smooth_len)).max() < np.abs(np.diff(sharp_len)).max()
