@@ -1,48 +1,22 @@
 """sampling.py against Blender's own evaluation (``scene.frame_set`` + ``matrix_world``) in real Blender.
 
-Runs under the Blender test harness (installed add-on) or standalone:
-``.venvs/bpy-5.0/bin/python -m pytest tests/blender/test_sampling.py``.
+Run through the harness (the installed extension): ``.venvs/bpy-5.0/bin/python tests/blender/run.py
+tests/blender/test_sampling.py``.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import sys
-import tomllib
-from pathlib import Path
-from types import ModuleType
 
+import bpy
+import harness
+import numpy as np
 import pytest
 
-bpy = pytest.importorskip("bpy")
-np = pytest.importorskip("numpy")
+sampling = harness.package("sampling")
 
-ROOT = Path(__file__).resolve().parents[2]
 FRAMES = np.arange(-3, 41, dtype=np.float64)  # also before the first and after the last key (extrapolation)
 ROTATION_MODES = ("QUATERNION", "AXIS_ANGLE", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
-
-
-def _load_sampling() -> ModuleType:
-    ext_id = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["id"]
-    installed = f"bl_ext.user_default.{ext_id}"
-    if installed in sys.modules:
-        return importlib.import_module(f"{installed}.sampling")
-    # No harness: import the repository as a package by path (tests only; the add-on never touches sys.path).
-    name = "soft_ik_2d_under_test"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return importlib.import_module(f"{name}.sampling")
-
-
-sampling = _load_sampling()
 
 
 def data_counts() -> dict[str, int]:
@@ -65,11 +39,9 @@ def empty(name: str) -> bpy.types.Object:
 
 
 @pytest.fixture
-def scene() -> bpy.types.Scene:
-    bpy.ops.wm.read_homefile(use_empty=True)
-    sc = bpy.context.scene
-    sc.frame_start, sc.frame_end = 1, 40
-    return sc
+def scene(empty_file: bpy.types.Scene) -> bpy.types.Scene:
+    empty_file.frame_start, empty_file.frame_end = 1, 40
+    return empty_file
 
 
 def build_fcurve_targets() -> list[bpy.types.Object]:
