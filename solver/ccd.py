@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from numpy.typing import ArrayLike
 
 from .chain_common import (
+    SLOW_RATIO,
+    SLOW_SWEEPS,
     STALL_FRACTION,
     ChainResult,
     ChainSetup,
@@ -48,8 +50,9 @@ def ccd_frame(
     target, by at most ``max_step`` radians (damping: without it the tip joints of a long chain whip round
     and neighbouring frames land on different solutions), then clips it to ``[lower, upper]``. Stops when
     the tip is within ``tolerance`` (length units), or within ``sweep_tolerance`` after at least one sweep
-    (the polish finishes the frame), after ``max_iterations`` sweeps, or when a sweep gains less than
-    ``STALL_FRACTION * tolerance`` (a limit blocks the chain).
+    (the polish finishes the frame), after ``max_iterations`` sweeps, when a sweep gains less than
+    ``STALL_FRACTION * tolerance`` (a limit blocks the chain), or after ``SLOW_SWEEPS`` sweeps in a row
+    that each removed less than 2 % of the error (the crawl near full extension).
     """
     ang = list(angles)
     n = len(ang)
@@ -60,6 +63,7 @@ def ccd_frame(
     atan2 = math.atan2
     stall = STALL_FRACTION * tolerance
     previous_error = math.inf
+    slow = 0
     used = 0
     x, y = _joint_positions(ang, lengths, px, py)
     while True:
@@ -70,8 +74,10 @@ def ccd_frame(
             or (used and error <= sweep_tolerance)
             or used >= max_iterations
             or previous_error - error < stall
+            or slow >= SLOW_SWEEPS
         ):
             return ang, used
+        slow = slow + 1 if error > SLOW_RATIO * previous_error else 0
         previous_error = error
         if used:
             x, y = _joint_positions(ang, lengths, px, py)
@@ -128,7 +134,7 @@ def solve_ccd(
     tolerance: float = 1e-6,
     max_iterations: int = 2000,
     sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 50,
+    polish_iterations: int = 200,
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,

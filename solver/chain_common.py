@@ -52,6 +52,10 @@ STRAIGHT_EPS = 1e-9
 # Iterations stop early when one iteration improves the tip error by less than this fraction of the
 # tolerance: the frame is blocked by a limit (or converging too slowly to matter).
 STALL_FRACTION = 1e-3
+# Sweeps also stop after this many consecutive sweeps that each keep more than SLOW_RATIO of the error:
+# CCD and FABRIK crawl near full extension (rate -> 1), where the polish converges much faster.
+SLOW_RATIO = 0.98
+SLOW_SWEEPS = 10
 
 # kernel(warm angles, target x, target y) -> (angles, iterations used)
 FrameKernel = Callable[[list[float], float, float], tuple[list[float], int]]

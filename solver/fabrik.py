@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from numpy.typing import ArrayLike
 
 from .chain_common import (
+    SLOW_RATIO,
+    SLOW_SWEEPS,
     STALL_FRACTION,
     TAU,
     ChainResult,
@@ -57,6 +59,7 @@ def fabrik_frame(
         px, py = positions
     stall = STALL_FRACTION * tolerance
     previous_error = math.inf
+    slow = 0
     used = 0
     while True:
         error = hypot(tx - px[n], ty - py[n])
@@ -65,8 +68,10 @@ def fabrik_frame(
             or (used and error <= sweep_tolerance)
             or used >= max_iterations
             or previous_error - error < stall
+            or slow >= SLOW_SWEEPS
         ):
             break
+        slow = slow + 1 if error > SLOW_RATIO * previous_error else 0
         previous_error = error
         used += 1
         px[n] = tx
@@ -160,7 +165,7 @@ def solve_fabrik(
     tolerance: float = 1e-6,
     max_iterations: int = 2000,
     sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 50,
+    polish_iterations: int = 200,
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,
