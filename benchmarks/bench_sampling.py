@@ -1,6 +1,7 @@
 """Benchmark sampling.py against stepping the user's scene with ``frame_set``.
 
-Run: ``.venvs/bpy-5.0/bin/python benchmarks/bench_sampling.py [frames]`` (default 2000 frames).
+Run: ``.venvs/bpy-5.0/bin/python benchmarks/bench_sampling.py [frames]`` (default 2000 frames); the extension is
+built and installed first (``tests/blender/harness.py``) and the installed copy is measured.
 Prints µs per frame for each path and its speed-up over ``frame_set`` measured in the same run, first on a bare
 scene (an animated target and an animated two-bone rig), then with a ~40k-vertex mesh skinned to the rig.
 """
@@ -13,22 +14,26 @@ import os
 import sys
 import time
 from pathlib import Path
-
-import bpy
-import numpy as np
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_sampling():  # type: ignore[no-untyped-def]
-    # The benchmark is a script, not the add-on: import the repository as a package by path.
-    name = "soft_ik_2d_bench"
-    spec = importlib.util.spec_from_file_location(name, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
+def load_harness() -> ModuleType:
+    # The test harness builds and installs the extension the way users get it (isolated user directory).
+    spec = importlib.util.spec_from_file_location("harness", ROOT / "tests" / "blender" / "harness.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules["harness"] = module  # dataclasses look their module up while the file executes
     spec.loader.exec_module(module)
-    return importlib.import_module(f"{name}.sampling")
+    return module
+
+
+harness = load_harness()
+harness.install_extension()  # before the first ``import bpy``
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def build_scene(frames: int) -> tuple[bpy.types.Object, bpy.types.Object]:
@@ -106,7 +111,7 @@ def report(label: str, sampling, requests: list[tuple], frames: np.ndarray) -> N
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    sampling = load_sampling()
+    sampling = harness.package("sampling")
     target, arm = build_scene(count)
     frames = np.arange(1, count + 1, dtype=np.float64)
     cases = [
