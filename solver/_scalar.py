@@ -79,22 +79,29 @@ def _limit(
     if not (lim_s or lim_e):
         return s, e, 0
     e_lo, e_hi = _aim_range(limits, bend)
-    cands: list[tuple[float, float]] = []
-    for e_c in (e_lo, e_hi):
-        s_c = phi - math.atan2(b * math.sin(e_c), a + b * math.cos(e_c))
-        s_c = _wrap_pi(s_c) if limits.shoulder is None else _clamp_arc(s_c, *limits.shoulder)[0]
-        cands.append((s_c, e_c))
-    if limits.shoulder is not None:
-        for s_c in limits.shoulder:
-            aim = _wrap_pi(math.atan2(sy - a * math.sin(s_c), sx - a * math.cos(s_c)) - s_c)
-            cands.append((s_c, _clamp_arc_bounds(aim, e_lo, e_hi)))
     best = math.inf
-    for s_c, e_c in cands:
-        ex = a * math.cos(s_c) + b * math.cos(s_c + e_c) - sx
-        ey = a * math.sin(s_c) + b * math.sin(s_c + e_c) - sy
-        err = ex * ex + ey * ey
+    for e_c in (e_lo, e_hi):
+        vx = a + b * math.cos(e_c)
+        vy = b * math.sin(e_c)
+        s_c = phi - math.atan2(vy, vx)
+        s_c = _wrap_pi(s_c) if limits.shoulder is None else _clamp_arc(s_c, *limits.shoulder)[0]
+        cs, sn = math.cos(s_c), math.sin(s_c)
+        dx = cs * vx - sn * vy - sx
+        dy = sn * vx + cs * vy - sy
+        err = dx * dx + dy * dy
         if err < best:
             best, s, e = err, s_c, e_c
+    if limits.shoulder is not None:
+        for s_c in limits.shoulder:
+            ex = a * math.cos(s_c)
+            ey = a * math.sin(s_c)
+            aim = _wrap_pi(math.atan2(sy - ey, sx - ex) - s_c)
+            e_c = _clamp_arc_bounds(aim, e_lo, e_hi)
+            dx = ex + b * math.cos(s_c + e_c) - sx
+            dy = ey + b * math.sin(s_c + e_c) - sy
+            err = dx * dx + dy * dy
+            if err < best:
+                best, s, e = err, s_c, e_c
     flags = 0
     if limits.shoulder is not None and (lim_s or s in limits.shoulder):
         flags |= IKFlag.LIMITED_SHOULDER
@@ -239,8 +246,9 @@ def solve_single(
         if root_x != 0.0 or root_y != 0.0:
             s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
             flags |= IKFlag.ROOT_MOVED
-            new_err = _tip_error2(s_new, e_new, a, b, root_x, root_y, sx, sy)
-            if new_err <= _tip_error2(s, e, a, b, root_x, root_y, sx, sy):
+            _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
+            _, _, new_x, new_y = _fk(s_new, e_new, a, b, root_x, root_y)
+            if _dist2(new_x, new_y, sx, sy) <= _dist2(old_x + root_x, old_y + root_y, sx, sy):
                 s, e = s_new, e_new
                 flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH:
@@ -252,8 +260,9 @@ def solve_single(
             scale = min(max(ratio, k_lo), k_hi)
             if scale != 1.0:
                 s_new, e_new, lim_flags = _solve_point(sx, sy, (dx, dy), a * scale, b * scale, bend, opts)
-                ka, kb = a * scale, b * scale
-                if _tip_error2(s_new, e_new, ka, kb, 0.0, 0.0, sx, sy) < _tip_error2(s, e, a, b, 0.0, 0.0, sx, sy):
+                _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
+                _, _, new_x, new_y = _fk(s_new, e_new, a * scale, b * scale, 0.0, 0.0)
+                if _dist2(new_x, new_y, sx, sy) < _dist2(old_x, old_y, sx, sy):
                     s, e = s_new, e_new
                     flags |= (lim_flags & IKFlag.LIMITED_SHOULDER) | IKFlag.STRETCHED
                 else:
@@ -281,9 +290,9 @@ def solve_single(
     )
 
 
-def _tip_error2(s: float, e: float, a: float, b: float, rx: float, ry: float, tx: float, ty: float) -> float:
-    dx = a * math.cos(s) + b * math.cos(s + e) + rx - tx
-    dy = a * math.sin(s) + b * math.sin(s + e) + ry - ty
+def _dist2(x: float, y: float, tx: float, ty: float) -> float:
+    dx = x - tx
+    dy = y - ty
     return dx * dx + dy * dy
 
 

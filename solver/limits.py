@@ -86,7 +86,7 @@ def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, Bool
     return out, above | below
 
 
-def _clamp_arc_per_frame(angle: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
+def _clamp_arc_per_frame(angle: FloatArray, lo: FloatArray | float, hi: FloatArray | float) -> FloatArray:
     """:func:`clamp_arc` with per-frame bounds inside [-pi, pi] (width < 2*pi, or the full circle)."""
     center = 0.5 * (lo + hi)
     half = 0.5 * (hi - lo)
@@ -115,6 +115,11 @@ def elbow_aim_range(limits: JointLimits, bend: NDArray[np.int8] | int) -> tuple[
 
 def _pick(values: FloatArray | float, idx: NDArray[np.intp]) -> FloatArray | float:
     return values if isinstance(values, float) else np.asarray(values)[idx]
+
+
+def _aim_bounds(limits: JointLimits, bend: int) -> tuple[float, float]:
+    lo, hi = elbow_aim_range(limits, bend)
+    return float(lo), float(hi)
 
 
 def apply_limits(
@@ -156,32 +161,16 @@ def apply_limits(
         return s, elbow, lim_s, lim_e
     s = s.copy()
     e = elbow.copy()
-    a_i, b_i = _pick(a, idx), _pick(b, idx)
-    tx, ty, p = target_x[idx], target_y[idx], phi[idx]
-    e_lo, e_hi = elbow_aim_range(limits, bend if isinstance(bend, int) else bend[idx])
-    e_lo = np.broadcast_to(e_lo, idx.shape)
-    e_hi = np.broadcast_to(e_hi, idx.shape)
-    cands_s: list[FloatArray] = []
-    cands_e: list[FloatArray] = []
-    for e_c in (e_lo, e_hi):
-        s_c = p - np.arctan2(b_i * np.sin(e_c), a_i + b_i * np.cos(e_c))
-        s_c = wrap_pi(s_c) if limits.shoulder is None else clamp_arc(s_c, *limits.shoulder)[0]
-        cands_s.append(np.asarray(s_c))
-        cands_e.append(np.asarray(e_c))
-    if limits.shoulder is not None:
-        for bound in limits.shoulder:
-            s_c = np.full(idx.shape, bound)
-            aim = wrap_pi(np.arctan2(ty - a_i * np.sin(s_c), tx - a_i * np.cos(s_c)) - s_c)
-            cands_s.append(s_c)
-            cands_e.append(_clamp_arc_per_frame(aim, e_lo, e_hi))
-    cs = np.stack(cands_s)
-    ce = np.stack(cands_e)
-    ex = a_i * np.cos(cs) + b_i * np.cos(cs + ce) - tx
-    ey = a_i * np.sin(cs) + b_i * np.sin(cs + ce) - ty
-    best = np.argmin(ex * ex + ey * ey, axis=0)
-    cols = np.arange(idx.size)
-    s[idx] = cs[best, cols]
-    e[idx] = ce[best, cols]
+    if isinstance(bend, int):
+        groups = [(idx, bend)]
+    else:
+        side = bend[idx] > 0
+        groups = [(idx[side], 1), (idx[~side], -1)]
+    for sub, side_bend in groups:
+        if sub.size:
+            s[sub], e[sub] = _best_in_box(
+                phi[sub], target_x[sub], target_y[sub], _pick(a, sub), _pick(b, sub), side_bend, limits
+            )
     if limits.shoulder is not None:
         lo, hi = limits.shoulder
         lim_s[idx] |= (s[idx] == lo) | (s[idx] == hi)
@@ -189,6 +178,51 @@ def apply_limits(
         lo, hi = limits.elbow
         lim_e[idx] |= (e[idx] == lo) | (e[idx] == hi)
     return s, e, lim_s, lim_e
+
+
+def _best_in_box(
+    phi: FloatArray,
+    tx: FloatArray,
+    ty: FloatArray,
+    a: FloatArray | float,
+    b: FloatArray | float,
+    bend: int,
+    limits: JointLimits,
+) -> tuple[FloatArray, FloatArray]:
+    """The candidates of :func:`apply_limits` for frames sharing one bend side; returns the nearest."""
+    e_lo, e_hi = _aim_bounds(limits, bend)
+    shape = phi.shape
+    cands_s: list[FloatArray] = []
+    cands_e: list[FloatArray] = []
+    tips_x: list[FloatArray] = []
+    tips_y: list[FloatArray] = []
+    for e_c in (e_lo, e_hi):
+        # Elbow at a bound: the tip is the fixed vector (a + b cos e, b sin e) rotated by the shoulder.
+        vx = a + b * math.cos(e_c)
+        vy = b * math.sin(e_c)
+        s_c = phi - np.arctan2(vy, vx)
+        s_c = wrap_pi(s_c) if limits.shoulder is None else clamp_arc(s_c, *limits.shoulder)[0]
+        cs, sn = np.cos(s_c), np.sin(s_c)
+        cands_s.append(s_c)
+        cands_e.append(np.full(shape, e_c))
+        tips_x.append(cs * vx - sn * vy)
+        tips_y.append(sn * vx + cs * vy)
+    if limits.shoulder is not None:
+        for s_bound in limits.shoulder:
+            # Shoulder at a bound: the elbow is fixed, aim the lower bone at the target.
+            ex = a * math.cos(s_bound)
+            ey = a * math.sin(s_bound)
+            aim = wrap_pi(np.arctan2(ty - ey, tx - ex) - s_bound)
+            e_aim = _clamp_arc_per_frame(aim, e_lo, e_hi)
+            cands_s.append(np.full(shape, s_bound))
+            cands_e.append(e_aim)
+            tips_x.append(ex + b * np.cos(s_bound + e_aim))
+            tips_y.append(ey + b * np.sin(s_bound + e_aim))
+    dx = np.stack(tips_x) - tx
+    dy = np.stack(tips_y) - ty
+    best = np.argmin(dx * dx + dy * dy, axis=0)
+    cols = np.arange(shape[0])
+    return np.stack(cands_s)[best, cols], np.stack(cands_e)[best, cols]
 
 
 def gaussian_weights(sigma: float) -> FloatArray:

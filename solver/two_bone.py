@@ -357,7 +357,7 @@ def _block(
     out.distance[sl] = raw_d
     out.solved_distance[sl] = d
     out.bend[sl] = bend
-    end_x, end_y = _write_fk(out, sl, s, e, a, b, 0.0, 0.0)
+    end_x, end_y = _write_fk(out, sl, s, e, a, b)
     out.error[sl] = _norm(end_x - raw_x, end_y - raw_y)
     out.error_solved[sl] = _norm(end_x - sx, end_y - sy)
     k: FloatArray | float = 1.0
@@ -374,20 +374,14 @@ def _norm(x: FloatArray, y: FloatArray) -> FloatArray:
 
 def _write_fk(
     out: _Frames,
-    sl: slice | IntArray,
+    sl: slice,
     s: FloatArray,
     e: FloatArray,
-    a: FloatArray | float,
-    b: FloatArray | float,
-    root_x: FloatArray | float,
-    root_y: FloatArray | float,
+    a: float,
+    b: float,
 ) -> tuple[FloatArray, FloatArray]:
-    """Forward kinematics (docs/design.md) of the final angles into ``out.elbow``/``out.end``; returns end."""
-    ex = a * np.cos(s) + root_x
-    ey = a * np.sin(s) + root_y
-    se = s + e
-    end_x = ex + b * np.cos(se)
-    end_y = ey + b * np.sin(se)
+    """FK of the final angles into ``out.elbow``/``out.end`` for a block; returns the tip coordinates."""
+    ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
     out.elbow[sl, 0] = ex
     out.elbow[sl, 1] = ey
     out.end[sl, 0] = end_x
@@ -432,22 +426,6 @@ def _resolve(
     return s, e, lim_s, lim_e
 
 
-def _tip_error2(
-    s: FloatArray,
-    e: FloatArray,
-    a: FloatArray | float,
-    b: FloatArray | float,
-    root_x: FloatArray | float,
-    root_y: FloatArray | float,
-    target_x: FloatArray,
-    target_y: FloatArray,
-) -> FloatArray:
-    """Squared distance from the FK tip to the target (decisions between candidate poses)."""
-    dx = a * np.cos(s) + b * np.cos(s + e) + root_x - target_x
-    dy = a * np.sin(s) + b * np.sin(s + e) + root_y - target_y
-    return np.asarray(dx * dx + dy * dy)
-
-
 def _cap(vec: FloatArray, cap: float) -> FloatArray:
     norm = np.sqrt((vec * vec).sum(axis=1))
     scale = np.where(norm > cap, cap / np.where(norm > 0.0, norm, 1.0), 1.0)
@@ -464,28 +442,50 @@ def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> Flo
     missing = out.solved[limited] - out.end[limited]
     offset[limited] = _cap(missing, opts.max_root_offset)
     offset = _cap(smooth_root_offset(offset, opts.root_smoothing, prev), opts.max_root_offset)
-    moved = np.flatnonzero((offset != 0.0).any(axis=1))
-    if moved.size == 0:
-        return offset
-    ox = offset[moved, 0]
-    oy = offset[moved, 1]
-    sx = out.solved[moved, 0]
-    sy = out.solved[moved, 1]
-    s, e, lim_s, lim_e = _resolve(sx - ox, sy - oy, out.directions(moved), opts.a, opts.b, out.bend[moved], opts)
-    # Never worse than keeping the accepted angles on the moved root (possible once smoothing bent the offset).
-    s_old = out.shoulder[moved]
-    e_old = out.elbow_angle[moved]
-    new_err = _tip_error2(s, e, opts.a, opts.b, ox, oy, sx, sy)
-    old_err = _tip_error2(s_old, e_old, opts.a, opts.b, ox, oy, sx, sy)
-    use_new = new_err <= old_err
-    s = np.where(use_new, s, s_old)
-    e = np.where(use_new, e, e_old)
-    out.shoulder[moved] = s
-    out.elbow_angle[moved] = e
-    _write_fk(out, moved, s, e, opts.a, opts.b, ox, oy)
-    out.flags[moved] |= _F_ROOT | np.where(use_new & lim_s, _F_LIM_S, 0).astype(np.uint16)
-    out.flags[moved] |= np.where(use_new & lim_e, _F_LIM_E, 0).astype(np.uint16)
+    moved_all = np.flatnonzero((offset != 0.0).any(axis=1))
+    for start in range(0, moved_all.size, BLOCK):
+        moved = moved_all[start : start + BLOCK]
+        ox = offset[moved, 0]
+        oy = offset[moved, 1]
+        sx = out.solved[moved, 0]
+        sy = out.solved[moved, 1]
+        s, e, lim_s, lim_e = _resolve(sx - ox, sy - oy, out.directions(moved), opts.a, opts.b, out.bend[moved], opts)
+        ex, ey, end_x, end_y = _fk(s, e, opts.a, opts.b, ox, oy)
+        # Never worse than keeping the accepted pose on the moved root (possible once smoothing bent the
+        # offset away from the missing vector): that pose's tip is simply the accepted tip + offset.
+        old_x = out.end[moved, 0] + ox
+        old_y = out.end[moved, 1] + oy
+        use_new = _dist2(end_x, end_y, sx, sy) <= _dist2(old_x, old_y, sx, sy)
+        out.shoulder[moved] = np.where(use_new, s, out.shoulder[moved])
+        out.elbow_angle[moved] = np.where(use_new, e, out.elbow_angle[moved])
+        out.elbow[moved, 0] = np.where(use_new, ex, out.elbow[moved, 0] + ox)
+        out.elbow[moved, 1] = np.where(use_new, ey, out.elbow[moved, 1] + oy)
+        out.end[moved, 0] = np.where(use_new, end_x, old_x)
+        out.end[moved, 1] = np.where(use_new, end_y, old_y)
+        out.flags[moved] |= _F_ROOT | np.where(use_new & lim_s, _F_LIM_S, 0).astype(np.uint16)
+        out.flags[moved] |= np.where(use_new & lim_e, _F_LIM_E, 0).astype(np.uint16)
     return offset
+
+
+def _dist2(x: FloatArray, y: FloatArray, tx: FloatArray, ty: FloatArray) -> FloatArray:
+    dx = x - tx
+    dy = y - ty
+    return np.asarray(dx * dx + dy * dy)
+
+
+def _fk(
+    s: FloatArray,
+    e: FloatArray,
+    a: FloatArray | float,
+    b: FloatArray | float,
+    root_x: FloatArray | float,
+    root_y: FloatArray | float,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Forward kinematics (docs/design.md): elbow and tip coordinates from the final angles."""
+    ex = a * np.cos(s) + root_x
+    ey = a * np.sin(s) + root_y
+    se = s + e
+    return ex, ey, ex + b * np.cos(se), ey + b * np.sin(se)
 
 
 def stretch_factor(
@@ -512,31 +512,36 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
     limited = np.flatnonzero(out.flags & _F_LIM_E)
     if limited.size == 0 or opts.limits is None or opts.limits.elbow is None:
         return scale
-    d = out.solved_distance[limited]
-    m, _ = _angles(d, opts.a, opts.b)
     elo, ehi = opts.limits.elbow
-    e_clip = np.clip(out.bend[limited].astype(np.float64) * m, elo, ehi)
-    k = stretch_factor(d, e_clip, opts.a, opts.b, opts.stretch_range)
-    act = k != 1.0
-    idx = limited[act]
-    k = k[act]
-    if idx.size == 0:
-        return scale
-    ka = opts.a * k
-    kb = opts.b * k
-    sx = out.solved[idx, 0]
-    sy = out.solved[idx, 1]
-    s, e, lim_s, _ = _resolve(sx, sy, out.directions(idx), ka, kb, out.bend[idx], opts)
-    # Keep the stretch only where it brings the tip closer than accepting the error.
-    better = _tip_error2(s, e, ka, kb, 0.0, 0.0, sx, sy) < _tip_error2(
-        out.shoulder[idx], out.elbow_angle[idx], opts.a, opts.b, 0.0, 0.0, sx, sy
-    )
-    idx, s, e, k, ka, kb, lim_s = idx[better], s[better], e[better], k[better], ka[better], kb[better], lim_s[better]
-    out.shoulder[idx] = s
-    out.elbow_angle[idx] = e
-    _write_fk(out, idx, s, e, ka, kb, 0.0, 0.0)
-    out.flags[idx] |= _F_STRETCH | np.where(lim_s, _F_LIM_S, 0).astype(np.uint16)
-    scale[idx] = k
+    for start in range(0, limited.size, BLOCK):
+        idx = limited[start : start + BLOCK]
+        d = out.solved_distance[idx]
+        m, _ = _angles(d, opts.a, opts.b)
+        e_clip = np.clip(out.bend[idx].astype(np.float64) * m, elo, ehi)
+        k = stretch_factor(d, e_clip, opts.a, opts.b, opts.stretch_range)
+        act = k != 1.0
+        idx = idx[act]
+        k = k[act]
+        if idx.size == 0:
+            continue
+        ka = opts.a * k
+        kb = opts.b * k
+        sx = out.solved[idx, 0]
+        sy = out.solved[idx, 1]
+        s, e, lim_s, _ = _resolve(sx, sy, out.directions(idx), ka, kb, out.bend[idx], opts)
+        ex, ey, end_x, end_y = _fk(s, e, ka, kb, 0.0, 0.0)
+        # Keep the stretch only where it brings the tip closer than accepting the error.
+        old = _dist2(out.end[idx, 0], out.end[idx, 1], sx, sy)
+        better = _dist2(end_x, end_y, sx, sy) < old
+        idx = idx[better]
+        out.shoulder[idx] = s[better]
+        out.elbow_angle[idx] = e[better]
+        out.elbow[idx, 0] = ex[better]
+        out.elbow[idx, 1] = ey[better]
+        out.end[idx, 0] = end_x[better]
+        out.end[idx, 1] = end_y[better]
+        out.flags[idx] |= _F_STRETCH | np.where(lim_s[better], _F_LIM_S, 0).astype(np.uint16)
+        scale[idx] = k[better]
     return scale
 
 
