@@ -317,7 +317,7 @@ def solve_frames(kernel: FrameKernel, solved: FloatArray, setup: ChainSetup) -> 
     Before the kernel runs, two cases are settled without iterating: a target on the outer reach circle
     gets the exactly straight chain pointing at it (when the limits allow it), and a straight warm start
     with a target inside reach is replaced by :func:`arc_start` (the only way to give it a bend side).
-    The first angle is unwrapped next to the previous frame's, so it never jumps by a turn.
+    Every angle ends within half a turn of the previous frame's (the same pose, without whole turns).
     """
     lens = [float(v) for v in setup.lengths]
     lower = [float(v) for v in setup.lower]
@@ -347,7 +347,16 @@ def solve_frames(kernel: FrameKernel, solved: FloatArray, setup: ChainSetup) -> 
                     continue
             else:
                 warm = arc_start(phi, dist, lens, setup.bend, lower, upper)
-        warm, used = kernel(warm, tx, ty)
+        pose, used = kernel(warm, tx, ty)
+        for i in range(n):
+            # Sweeps from a far warm start can wind a joint by whole turns; the same pose with the smallest
+            # turn from the previous frame keeps the keys free of full spins (when the limits allow it).
+            turn = pose[i] - warm[i]
+            if turn > math.pi or turn < -math.pi:
+                unwound = warm[i] + wrap(turn)
+                if lower[i] <= unwound <= upper[i]:
+                    pose[i] = unwound
+        warm = pose
         poses.append(warm)
         iterations.append(used)
     out = np.array(poses, dtype=np.float64).reshape(len(poses), n)

@@ -72,3 +72,13 @@ def test_smaller_damping_still_converges_with_more_sweeps() -> None:
 def test_invalid_max_step_raises() -> None:
     with pytest.raises(ValueError):
         solve_ccd([[1.0, 0.0]], [1.0, 1.0], max_step=0.0)
+
+
+def test_a_far_jump_does_not_wind_joints_by_whole_turns() -> None:
+    # From nearly folded to nearly straight: the sweeps turn some joints a long way round; the result is
+    # reported as the same pose with every joint within half a turn of the previous frame.
+    lengths = np.array([1.45, 0.5, 1.0, 1.53, 1.75, 1.1, 1.35, 0.81, 0.63, 0.74, 0.51, 0.3, 0.44, 1.5, 1.54])
+    targets = np.array([[1.0, 0.0], [lengths.sum() * (1 - 1e-4), 0.0]])
+    res = solve_ccd(targets, lengths)
+    assert res.converged.all()
+    assert np.all(np.abs(np.diff(res.angles, axis=0)) <= math.pi)
