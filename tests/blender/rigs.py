@@ -317,14 +317,16 @@ def _plain(value: object) -> object:
     return value
 
 
-def _rna_values(struct: bpy.types.bpy_struct) -> dict[str, object]:
+def _rna_values(struct: bpy.types.bpy_struct, raw: bool = True) -> dict[str, object]:
     out: dict[str, object] = {}
     for prop in struct.bl_rna.properties:
         if prop.identifier == "rna_type" or prop.type == "COLLECTION":
             continue
         out[prop.identifier] = _plain(getattr(struct, prop.identifier))
-    for key in struct.keys():
-        out[f"[{key}]"] = _plain(struct[key])
+    for key in struct.keys() if raw else ():
+        value = struct[key]
+        if not hasattr(value, "to_dict"):  # nested groups are RNA properties, already read above
+            out[f"[{key}]"] = _plain(value)
     return out
 
 
@@ -343,7 +345,7 @@ def snapshot() -> dict[str, object]:
             for pb in obj.pose.bones:
                 state[f"{obj.name}.pose[{pb.name}]"] = _rna_values(pb)
             settings = obj.soft_ik_2d
-            state[f"{obj.name}.soft_ik_2d"] = _rna_values(settings)
+            state[f"{obj.name}.soft_ik_2d"] = _rna_values(settings, raw=False)
             for i, chain in enumerate(settings.chains):
                 state[f"{obj.name}.chains[{i}]"] = _rna_values(chain)
     return state
@@ -351,7 +353,8 @@ def snapshot() -> dict[str, object]:
 
 def assert_same_snapshot(before: dict[str, object], after: dict[str, object]) -> None:
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    assert not changed, f"the file changed: {changed[:10]}"
+    assert not changed, "the file changed: " + "; ".join(
+        f"{k}: {before.get(k)!r} -> {after.get(k)!r}" for k in changed[:5])
 
 
 # --- Blender's own IK constraint, the baseline -----------------------------------------------------------------
