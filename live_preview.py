@@ -1,0 +1,282 @@
+"""Live preview: re-pose the chains whenever a target, the rig or a chain setting changes, without keys.
+
+Runs synchronously from ``depsgraph_update_post`` and ``frame_change_post`` (timers never run in background
+Blender). Each chain goes through the same :func:`chain_solve.solve_chain` as the bake, for one frame, with
+the world matrices read from the evaluated depsgraph of the current state (no frame stepping).
+
+Why it cannot loop: writing the pose inside a handler re-evaluates the armature once without re-running
+handlers, and a module-level guard drops re-entrant calls. The next depsgraph update that mentions the
+armature finds the same inputs (the target, the shoulder's parent, the settings and the frame are fingerprinted)
+and the pose it wrote still in place, so it does nothing.
+
+"The live pose wins over keys": a frame change or a re-evaluated action writes keyed values into the pose;
+the handler notices that the pose differs from what it wrote and writes it again. Turning preview off tags
+the armature's animation (``refresh={'TIME'}``) so the keyed pose comes back at the next evaluation.
+
+The same cache feeds the overlay and the panel (solution, error, flags, sensitivity of the current state):
+the active chain of the active armature is solved (not posed) while its overlay is on, so drawing never
+solves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from . import posing
+from .chain_solve import ChainSamples, ChainSolution, solve_chain
+from .rig import ChainError, ChainRig, check_target, read_chain
+from .solver.spaces import shoulder_local_basis
+
+# Chain properties that are the last bake's report, not inputs of the solve.
+_REPORT_PROPS = frozenset({"rna_type", "name", "bake_start", "bake_end", "error_max", "error_mean",
+                           "limited_frames", "worst_frames", "active_worst_index"})
+# The pose counts as "still ours" within this tolerance (float32 storage of the channels).
+_POSE_TOLERANCE = 1e-5
+
+
+@dataclass
+class ChainPreview:
+    """What the live preview knows about one chain (keyed by armature and chain name)."""
+
+    inputs: tuple[Any, ...] | None = None  # fingerprint of everything the last solve read
+    rig: ChainRig | None = None
+    solution: ChainSolution | None = None
+    message: str | None = None  # why the chain cannot be solved, for the panel
+    state: Any = None  # solver continuity (bend / direction / root offset) for the next solve
+    written: tuple[float, ...] | None = None  # pose channels as last written by the preview
+    plane_to_world: np.ndarray = field(default_factory=lambda: np.eye(4))
+    elbow_world: np.ndarray | None = None
+    center_2d: tuple[float, float] = (0.0, 0.0)
+
+
+_cache: dict[tuple[str, str], ChainPreview] = {}
+_posed_armatures: set[str] = set()
+_busy = False
+_setting_names: tuple[str, ...] | None = None
+# Number of solves run by the handlers; read by tests and the benchmark.
+stats = {"solves": 0, "poses": 0}
+
+
+def preview_of(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainPreview | None:
+    """The cached preview of a chain (None when neither live preview nor its overlay computed it yet)."""
+    return _cache.get((armature.name, chain.name))
+
+
+def clear_cache() -> None:
+    _cache.clear()
+    _posed_armatures.clear()
+
+
+def _settings_fingerprint(chain: bpy.types.PropertyGroup) -> tuple[Any, ...]:
+    global _setting_names
+    if _setting_names is None:
+        _setting_names = tuple(p.identifier for p in chain.bl_rna.properties
+                               if p.identifier not in _REPORT_PROPS and p.type != "COLLECTION")
+    values = []
+    for name in _setting_names:
+        value = getattr(chain, name)
+        if isinstance(value, bpy.types.ID):
+            value = value.name
+        elif not isinstance(value, (int, float, str, bool)) and value is not None:
+            value = tuple(value)
+        values.append(value)
+    return tuple(values)
+
+
+def _world(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
+    return np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
+
+
+def _samples(rig: ChainRig, depsgraph: bpy.types.Depsgraph) -> ChainSamples:
+    arm_eval = rig.armature.evaluated_get(depsgraph)
+    arm = np.array(arm_eval.matrix_world, dtype=np.float64)
+    chain = rig.chain
+    parent = None
+    if rig.parent_name is not None:
+        parent = (arm @ np.array(arm_eval.pose.bones[rig.parent_name].matrix, dtype=np.float64))[None]
+    pole = _world(chain.pole, depsgraph)[None] if chain.pole is not None else None
+    return ChainSamples(armature=arm[None], target=_world(chain.target, depsgraph)[None], parent=parent, pole=pole)
+
+
+def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> bytes:
+    """Rest matrices the rig was read from: they change only in Edit Mode, which a pose write never does."""
+    bones = armature.data.bones
+    names = rig.bone_names if rig.parent_name is None else (rig.parent_name, *rig.bone_names)
+    rows = [np.array(bones[n].matrix_local, dtype=np.float64) for n in names]
+    return np.concatenate([r.ravel() for r in rows] + [np.array(bones[names[-1]].tail_local)]).tobytes()
+
+
+def _pose_snapshot(rig: ChainRig) -> tuple[float, ...]:
+    pose = rig.armature.pose.bones
+    values: list[float] = []
+    for name in rig.bone_names:
+        pb = pose[name]
+        mode = pb.rotation_mode
+        values += (pb.rotation_quaternion if mode == "QUATERNION" else
+                   pb.rotation_axis_angle if mode == "AXIS_ANGLE" else pb.rotation_euler)
+    upper = pose[rig.bone_names[0]]
+    values += upper.location
+    values += upper.scale
+    return tuple(float(v) for v in values)
+
+
+def _same_pose(a: tuple[float, ...] | None, b: tuple[float, ...]) -> bool:
+    return a is not None and len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= _POSE_TOLERANCE
+
+
+def _overlay_frame(rig: ChainRig, sol: ChainSolution,
+                   arm_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """(plane_to_world, elbow_world, center_2d) of frame 0 of a solution, for the overlay."""
+    x, y = shoulder_local_basis(rig.local_axes[0])
+    basis = np.eye(4)
+    basis[:3, 0], basis[:3, 1], basis[:3, 2] = x, y, rig.local_axes[0]
+    plane_to_world = arm_world @ sol.base[0] @ basis
+    offset = sol.root_offset[0]
+    center = (float(offset @ x), float(offset @ y))
+    s = float(rig.rest_angles[0] + sol.deltas[0, 0])
+    elbow_2d = np.array(center) + float(rig.lengths[0]) * float(sol.stretch[0]) * np.array([np.cos(s), np.sin(s)])
+    elbow = plane_to_world[:3, :2] @ elbow_2d + plane_to_world[:3, 3]
+    return plane_to_world, elbow, center
+
+
+def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
+                  scene: bpy.types.Scene, *, pose: bool) -> None:
+    key = (armature.name, chain.name)
+    entry = _cache.setdefault(key, ChainPreview())
+    settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
+    try:
+        rig = entry.rig
+        if rig is not None:
+            rig = dataclasses.replace(rig, armature=armature, chain=chain)
+            rest = _rest_fingerprint(armature, rig)
+        if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
+            rig = read_chain(armature, chain)
+            rest = _rest_fingerprint(armature, rig)
+        check_target(armature, chain)
+        samples = _samples(rig, depsgraph)
+    except (ChainError, KeyError, ReferenceError) as err:
+        entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
+        return
+    frame = float(scene.frame_current)
+    inputs = (settings, rest, frame, samples.armature.tobytes(), samples.target.tobytes(),
+              None if samples.parent is None else samples.parent.tobytes(),
+              None if samples.pole is None else samples.pole.tobytes())
+    if inputs != entry.inputs or entry.solution is None:
+        fps = scene.render.fps / scene.render.fps_base
+        try:
+            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=entry.state)
+        except ValueError as err:
+            entry.inputs, entry.solution, entry.message = None, None, str(err)
+            return
+        stats["solves"] += 1
+        entry.inputs, entry.rig, entry.solution, entry.message = inputs, rig, sol, None
+        entry.state = getattr(sol, "state", None)
+        entry.plane_to_world, entry.elbow_world, entry.center_2d = _overlay_frame(rig, sol, samples.armature[0])
+        entry.written = None
+    if pose and entry.solution is not None:
+        if not _same_pose(entry.written, _pose_snapshot(rig)):
+            posing.apply_frame(rig, entry.solution, 0)
+            entry.written = _pose_snapshot(rig)
+            stats["poses"] += 1
+        _posed_armatures.add(armature.name)
+
+
+def _release(armature: bpy.types.Object) -> None:
+    """Preview turned off: let the animation write the keyed pose back at the next evaluation."""
+    _posed_armatures.discard(armature.name)
+    for key in [k for k in _cache if k[0] == armature.name]:
+        _cache[key].written = None
+    if armature.animation_data is not None:
+        armature.update_tag(refresh={"TIME"})
+
+
+def _is_user_scene(scene: bpy.types.Scene) -> bool:
+    """Ignore the temporary scenes the bake samples through (they step frames and fire frame handlers)."""
+    if scene == bpy.context.scene:
+        return True
+    wm = bpy.context.window_manager
+    return wm is not None and any(win.scene == scene for win in wm.windows)
+
+
+def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
+    """Bring every previewed chain (and the active chain's overlay data) up to date with the current state."""
+    active = bpy.context.view_layer.objects.active if bpy.context.view_layer is not None else None
+    for armature in scene.objects:
+        if armature.type != "ARMATURE":
+            continue
+        settings = armature.soft_ik_2d
+        live = settings.live_preview and armature.mode != "EDIT"
+        if not live and armature.name in _posed_armatures:
+            _release(armature)
+        if live:
+            chains = list(settings.chains)
+        elif settings.show_overlay and armature == active and 0 <= settings.active_chain_index < len(settings.chains):
+            chains = [settings.chains[settings.active_chain_index]]
+        else:
+            continue
+        for chain in chains:
+            _update_chain(armature, chain, depsgraph, scene, pose=live)
+
+
+def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None) -> None:
+    global _busy
+    if _busy or depsgraph is None or not _is_user_scene(scene):
+        return
+    _busy = True
+    try:
+        refresh(scene, depsgraph)
+    finally:
+        _busy = False
+
+
+@persistent
+def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+
+
+@persistent
+def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+
+
+@persistent
+def on_data_reload(*_args: object) -> None:
+    """Undo and file load replace every datablock: cached rigs would point at freed data."""
+    clear_cache()
+
+
+_HANDLERS = (
+    ("depsgraph_update_post", on_depsgraph_update),
+    ("frame_change_post", on_frame_change),
+    ("undo_post", on_data_reload),
+    ("redo_post", on_data_reload),
+    ("load_pre", on_data_reload),
+    ("load_post", on_data_reload),
+)
+
+
+def _remove_ours() -> None:
+    # Match by name too: a reloaded module leaves functions that are equal in name but not identity.
+    for list_name, func in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, list_name)
+        for h in list(handlers):
+            if h is func or (getattr(h, "__name__", None) == func.__name__
+                             and getattr(h, "__module__", None) == func.__module__):
+                handlers.remove(h)
+
+
+def register() -> None:
+    _remove_ours()
+    for list_name, func in _HANDLERS:
+        getattr(bpy.app.handlers, list_name).append(func)
+
+
+def unregister() -> None:
+    _remove_ours()
+    clear_cache()

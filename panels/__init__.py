@@ -1,0 +1,251 @@
+"""The "Soft IK" tab of the 3D viewport sidebar: chains, their settings, the current frame and the last bake.
+
+Drawing only reads properties and the live-preview cache; it never solves.
+"""
+
+from __future__ import annotations
+
+import bpy
+from bpy.app.translations import pgettext_iface as iface_
+
+from ..rig import space_mismatch
+from . import texts
+from .status import format_length, frame_status
+
+CATEGORY = "Soft IK"
+
+
+def _active_chain(context: bpy.types.Context) -> bpy.types.PropertyGroup | None:
+    obj = context.active_object
+    if obj is None or obj.type != "ARMATURE":
+        return None
+    settings = obj.soft_ik_2d
+    i = settings.active_chain_index
+    return settings.chains[i] if 0 <= i < len(settings.chains) else None
+
+
+class POSE_UL_soft_ik_chains(bpy.types.UIList):
+    """The armature's Soft IK chains"""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):  # type: ignore[no-untyped-def]
+        row = layout.row(align=True)
+        row.prop(item, "name", text="", emboss=False, icon="CON_KINEMATIC")
+        bones = iface_(texts.CHAIN_BONES).format(upper=item.upper_bone, lower=item.lower_bone)
+        row.label(text=bones, translate=False)
+        if item.target is None:
+            row.label(text="", icon="ERROR")
+
+
+class POSE_UL_soft_ik_worst_frames(bpy.types.UIList):
+    """Frames of the last bake with the largest error; click one to go there"""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):  # type: ignore[no-untyped-def]
+        row = layout.row(align=True)
+        op = row.operator("pose.soft_ik_jump_to_frame", text=iface_(texts.WORST_FRAME).format(frame=item.frame),
+                          translate=False, emboss=False, icon="TIME")
+        op.frame = item.frame
+        row.label(text=format_length(context, item.error), translate=False)
+
+
+class _SoftIKPanel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        obj = context.active_object
+        return obj is not None and obj.type == "ARMATURE"
+
+
+class _ChainPanel(_SoftIKPanel):
+    bl_parent_id = "VIEW3D_PT_soft_ik"
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return _active_chain(context) is not None
+
+
+class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
+    bl_label = "Soft IK 2D"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        settings = context.active_object.soft_ik_2d
+        layout.prop(settings, "plane")
+        row = layout.row(align=True)
+        row.prop(settings, "live_preview", toggle=True, icon="PLAY")
+        row.prop(settings, "show_overlay", toggle=True, icon="OVERLAY")
+
+        row = layout.row()
+        row.template_list("POSE_UL_soft_ik_chains", "", settings, "chains", settings, "active_chain_index", rows=3)
+        col = row.column(align=True)
+        col.operator("pose.soft_ik_add_chain", text="", icon="ADD")
+        col.operator("pose.soft_ik_remove_chain", text="", icon="REMOVE")
+        if len(settings.chains) == 0:
+            layout.label(text=texts.NO_CHAINS, icon="INFO")
+
+        row = layout.row(align=True)
+        row.operator("pose.soft_ik_solve", text=texts.LABELS[8], icon="CON_KINEMATIC")
+        row.operator("pose.soft_ik_bake", text=texts.LABELS[9], icon="KEYINGSET")
+        row.operator("pose.soft_ik_clear_bake", text=texts.LABELS[10], icon="TRASH")
+
+
+class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
+    bl_label = "Chain"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        armature = context.active_object
+        chain = _active_chain(context)
+        col = layout.column(heading=texts.LABELS[13])
+        col.prop_search(chain, "upper_bone", armature.data, "bones")
+        col.prop_search(chain, "lower_bone", armature.data, "bones")
+        col.prop(chain, "chain_length")
+        col.prop(chain, "solver")
+
+        col = layout.column(heading=texts.LABELS[14])
+        col.prop(chain, "target")
+        col.prop(chain, "target_space")
+        if chain.target_space == "OBJECT":
+            col.prop(chain, "space_object")
+            if chain.space_object is not None and chain.space_object.type == "ARMATURE":
+                col.prop_search(chain, "space_bone", chain.space_object.data, "bones")
+        elif chain.target_space == "CHARACTER":
+            col.prop_search(chain, "space_bone", armature.data, "bones")
+        mismatch = space_mismatch(armature, chain)
+        box = layout.box()
+        if mismatch:
+            box.alert = True
+            box.label(text=mismatch, icon="ERROR", translate=False)
+            box.operator("pose.soft_ik_fix_target_space", text=texts.LABELS[11], icon="CON_CHILDOF")
+        elif chain.target is not None:
+            box.label(text=texts.SPACE_OK, icon="CHECKMARK")
+
+        col = layout.column(heading=texts.LABELS[15])
+        col.prop(chain, "bend")
+        col.prop(chain, "pole")
+        col.prop(chain, "softness", slider=True)
+        col.prop(chain, "inner_softness", slider=True)
+
+
+class VIEW3D_PT_soft_ik_limits(_ChainPanel, bpy.types.Panel):
+    bl_label = "Limits"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        chain = _active_chain(context)
+        col = layout.column()
+        col.prop(chain, "use_shoulder_limit")
+        sub = col.column(align=True)
+        sub.active = chain.use_shoulder_limit
+        sub.prop(chain, "shoulder_min")
+        sub.prop(chain, "shoulder_max")
+        col.prop(chain, "use_elbow_limit")
+        sub = col.column(align=True)
+        sub.active = chain.use_elbow_limit
+        sub.prop(chain, "elbow_min")
+        sub.prop(chain, "elbow_max")
+        col.prop(chain, "limit_strategy")
+        if chain.limit_strategy == "MOVE_ROOT":
+            col.prop(chain, "max_root_offset")
+            col.prop(chain, "root_smoothing")
+        elif chain.limit_strategy == "STRETCH":
+            sub = col.column(align=True)
+            sub.prop(chain, "stretch_min")
+            sub.prop(chain, "stretch_max")
+
+
+class VIEW3D_PT_soft_ik_smoothing(_ChainPanel, bpy.types.Panel):
+    bl_label = "Smoothing"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        chain = _active_chain(context)
+        layout.prop(chain, "smoothing")
+        col = layout.column()
+        col.active = chain.smoothing != "NONE"
+        col.prop(chain, "smoothing_cutoff")
+        if chain.smoothing == "ONE_EURO":
+            col.prop(chain, "smoothing_beta")
+
+
+class VIEW3D_PT_soft_ik_status(_ChainPanel, bpy.types.Panel):
+    bl_label = "Status"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        armature = context.active_object
+        chain = _active_chain(context)
+        status = frame_status(armature, chain)
+        col = layout.column(align=True)
+        if status.message:
+            col.alert = True
+            col.label(text=iface_(texts.CANNOT_SOLVE).format(reason=status.message), icon="ERROR",
+                      translate=False)
+            col = layout.column(align=True)
+        if status.error is None:
+            col.label(text=texts.NO_ERROR_DATA, icon="INFO")
+        else:
+            col.label(text=status.source)
+            frame = context.scene.frame_current
+            col.label(text=iface_(texts.ERROR_AT_FRAME).format(frame=frame,
+                                                               error=format_length(context, status.error)),
+                      icon="DRIVER_DISTANCE", translate=False)
+        if status.flags is not None:
+            for text, icon in texts.decode_flags(status.flags):
+                col.label(text=text, icon=icon)
+        if status.sensitivity_degrees is not None:
+            box = layout.box()
+            if status.sensitive:
+                box.alert = True
+                box.label(text=iface_(texts.SENSITIVE).format(degrees=status.sensitivity_degrees),
+                          icon="ERROR", translate=False)
+                box.label(text=texts.SENSITIVE_HINT_1)
+                box.label(text=texts.SENSITIVE_HINT_2)
+            else:
+                box.label(text=iface_(texts.SENSITIVITY).format(degrees=status.sensitivity_degrees),
+                          icon="CHECKMARK", translate=False)
+
+
+class VIEW3D_PT_soft_ik_bake_report(_ChainPanel, bpy.types.Panel):
+    bl_label = "Last Bake"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        chain = _active_chain(context)
+        if chain.bake_end < chain.bake_start:
+            layout.label(text=texts.NO_BAKE, icon="INFO")
+            return
+        col = layout.column(align=True)
+        col.label(text=iface_(texts.BAKED_RANGE).format(start=chain.bake_start, end=chain.bake_end),
+                  translate=False)
+        col.label(text=iface_(texts.MAX_ERROR).format(error=format_length(context, chain.error_max)),
+                  translate=False)
+        col.label(text=iface_(texts.MEAN_ERROR).format(error=format_length(context, chain.error_mean)),
+                  translate=False)
+        col.label(text=iface_(texts.LIMITED_FRAMES).format(count=chain.limited_frames), translate=False)
+        layout.label(text=texts.LABELS[6])
+        layout.template_list("POSE_UL_soft_ik_worst_frames", "", chain, "worst_frames", chain, "active_worst_index",
+                             rows=4)
+
+
+classes = (
+    POSE_UL_soft_ik_chains,
+    POSE_UL_soft_ik_worst_frames,
+    VIEW3D_PT_soft_ik,
+    VIEW3D_PT_soft_ik_chain,
+    VIEW3D_PT_soft_ik_limits,
+    VIEW3D_PT_soft_ik_smoothing,
+    VIEW3D_PT_soft_ik_status,
+    VIEW3D_PT_soft_ik_bake_report,
+)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,230 @@
+"""Simplified Chinese (zh_HANS) for every label, tooltip and message of the add-on (the source is Chinese).
+
+Each entry is registered in the default context ``"*"`` and in ``"Operator"``: operator buttons, including
+their ``text=`` overrides in the panels, look their label up in the operator context. Message templates keep
+their ``{placeholders}``; callers translate first and format afterwards.
+"""
+
+from __future__ import annotations
+
+import bpy
+
+CONTEXTS = ("*", "Operator")
+
+ZH: dict[str, str] = {
+    # Properties (properties.py)
+    "Frame": "帧",
+    "Frame of the last bake with a large error": "上次烘焙中误差较大的帧",
+    "Error": "误差",
+    "Distance from the tip to the raw target at this frame": "该帧末端到原始目标的距离",
+    "Upper Bone": "上段骨骼",
+    "Root bone of the chain (upper arm, thigh)": "链的根骨骼（上臂、大腿）",
+    "Lower Bone": "下段骨骼",
+    "Tip bone of the chain (forearm, shin); its tail reaches for the target":
+        "链的末端骨骼（前臂、小腿）；它的尾端伸向目标",
+    "Chain Length": "链长度",
+    "Number of bones from the lower bone up its parents (2 for an arm or leg)":
+        "从下段骨骼向上数的骨骼数量（手臂或腿为 2）",
+    "Solver": "求解器",
+    "How the chain is solved": "链的求解方式",
+    "Analytic": "解析解",
+    "Law-of-cosines two-bone solve (exact, two bones only)": "基于余弦定理的两段骨骼解析解（精确，仅限两段）",
+    "CCD": "CCD",
+    "Cyclic coordinate descent for chains of 3 to 32 bones": "循环坐标下降法，用于 3 到 32 段骨骼的链",
+    "FABRIK": "FABRIK",
+    "Forward and backward reaching IK for chains of 3 to 32 bones": "前后向到达 IK，用于 3 到 32 段骨骼的链",
+    "Target": "目标",
+    "Object the tip reaches for (usually an Empty)": "末端要够到的物体（通常是一个空物体）",
+    "Target Space": "目标空间",
+    "Space the target lives in; must match how it is parented": "目标所在的空间；必须与它的父级关系一致",
+    "World": "世界",
+    "The target stays put in the world (a foot planted on the ground)": "目标固定在世界中（踩在地面上的脚）",
+    "Character": "角色",
+    "The target moves with the character: the armature or one of its bones (a hand on the hip)":
+        "目标随角色移动：随骨架或它的某根骨骼（叉在腰上的手）",
+    "Object": "物体",
+    "The target moves with another object or one of its bones (a hand on a moving door)":
+        "目标随另一个物体或它的某根骨骼移动（扶着移动的门的手）",
+    "Space Object": "空间物体",
+    "Object whose space an OBJECT target lives in": "“物体”空间的目标所在的物体",
+    "Space Bone": "空间骨骼",
+    "Optional bone of the space object (or of the armature, for CHARACTER) the target is parented to":
+        "目标所绑定的空间物体（“角色”空间时为骨架）的骨骼，可选",
+    "Bend": "弯曲方向",
+    "Which mirrored solution: +1 bends the elbow counter-clockwise in the rig's plane, -1 clockwise. Never flips "
+    "by itself": "选择哪一个镜像解：+1 在绑定平面内逆时针弯曲肘部，-1 顺时针。不会自行翻转",
+    "Pole": "极向目标",
+    "Optional object whose side of the shoulder-target line the elbow points to (kept when it lies on the line)":
+        "可选物体：肘部指向它所在的肩-目标连线一侧（它落在连线上时保持原侧）",
+    "Softness": "软化",
+    "Soft IK band as a fraction of the chain length: the arm approaches full extension smoothly and never locks. "
+    "0 = hard clamp": "软 IK 区间占链长的比例：手臂平滑地接近完全伸直，永不锁死。0 = 硬截断",
+    "Inner Softness": "内侧软化",
+    "The same softening at the fully folded boundary, as a fraction of the chain length":
+        "在完全折叠边界处的同样软化，占链长的比例",
+    "Limit Upper": "限制上段",
+    "Limit the upper bone's angle": "限制上段骨骼的角度",
+    "Upper Min": "上段最小值",
+    "Lowest upper-bone angle, from its rest direction": "上段骨骼的最小角度，相对于其静止方向",
+    "Upper Max": "上段最大值",
+    "Highest upper-bone angle, from its rest direction": "上段骨骼的最大角度，相对于其静止方向",
+    "Limit Lower": "限制下段",
+    "Limit the lower bone's angle relative to the upper bone": "限制下段骨骼相对于上段骨骼的角度",
+    "Lower Min": "下段最小值",
+    "Lowest lower-bone angle relative to the upper bone (0 = straight)": "下段骨骼相对于上段骨骼的最小角度（0 = 伸直）",
+    "Lower Max": "下段最大值",
+    "Highest lower-bone angle relative to the upper bone": "下段骨骼相对于上段骨骼的最大角度",
+    "When Limited": "受限时",
+    "What happens when a joint limit keeps the hand from the target": "关节限制使手够不到目标时的处理方式",
+    "Accept Error": "接受误差",
+    "Keep the joint limits and leave the hand short of the target; the error is keyed so it can be seen":
+        "保持关节限制，手停在目标之前；误差会写入关键帧以便查看",
+    "Move Root": "移动根节点",
+    "Offset the upper bone toward the target (location keys), at most Max Root Offset, smoothed over frames":
+        "把上段骨骼向目标偏移（位置关键帧），最多为最大根偏移，并在帧间平滑",
+    "Stretch": "拉伸",
+    "Scale the chain uniformly within the stretch range (scale keys on the upper bone) so the hand reaches":
+        "在拉伸范围内均匀缩放整条链（上段骨骼的缩放关键帧），让手够到目标",
+    "Max Root Offset": "最大根偏移",
+    "Largest distance Move Root may shift the upper bone": "“移动根节点”可以移动上段骨骼的最大距离",
+    "Root Smoothing": "根节点平滑",
+    "Width in frames of the filter that keeps Move Root from shaking the body (0 = none)":
+        "防止“移动根节点”让身体抖动的滤波器宽度，单位为帧（0 = 不平滑）",
+    "Stretch Min": "最小拉伸",
+    "Smallest scale Stretch may use": "“拉伸”可以使用的最小缩放",
+    "Stretch Max": "最大拉伸",
+    "Largest scale Stretch may use": "“拉伸”可以使用的最大缩放",
+    "Target Smoothing": "目标平滑",
+    "Filter the target path before the solve, where noise is not yet amplified":
+        "在求解之前过滤目标轨迹，此时噪声尚未被放大",
+    "None": "无",
+    "Use the target positions as they are": "按原样使用目标位置",
+    "Exponential": "指数",
+    "Exponential moving average of the target positions (adds lag)": "目标位置的指数移动平均（会带来滞后）",
+    "One Euro": "One Euro",
+    "Adaptive low-pass filter: smooths jitter when slow, follows fast motion":
+        "自适应低通滤波：慢速时平滑抖动，快速时跟随运动",
+    "Cutoff": "截止频率",
+    "Smoothing cutoff frequency in Hz (lower = smoother)": "平滑的截止频率，单位 Hz（越低越平滑）",
+    "Speed Coefficient": "速度系数",
+    "One Euro: how much fast motion raises the cutoff (less lag)": "One Euro：快速运动使截止频率升高的程度（减少滞后）",
+    "Baked From": "烘焙起始帧",
+    "Baked To": "烘焙结束帧",
+    "Max Error": "最大误差",
+    "Mean Error": "平均误差",
+    "Limited Frames": "受限帧数",
+    "Frames of the last bake where a joint limit acted": "上次烘焙中关节限制起作用的帧数",
+    "Active Chain": "活动链",
+    "Plane": "平面",
+    "The 2D plane the rig is drawn in; bones rotate about its normal": "绑定所在的二维平面；骨骼绕其法线旋转",
+    "XZ (Front)": "XZ（前视图）",
+    "Rig drawn in the front view: rotations about the -Y axis": "绑定画在前视图中：绕 -Y 轴旋转",
+    "XY (Top)": "XY（顶视图）",
+    "Rig drawn in the top view: rotations about the +Z axis": "绑定画在顶视图中：绕 +Z 轴旋转",
+    "YZ (Side)": "YZ（侧视图）",
+    "Rig drawn in the right view: rotations about the +X axis": "绑定画在右视图中：绕 +X 轴旋转",
+    "Live Preview": "实时预览",
+    "Re-pose the chains whenever a target or setting changes, without inserting keys":
+        "目标或设置一变化就重新摆放链的姿态，不插入关键帧",
+    "Overlay": "叠加层",
+    "Draw reach rings, soft band, targets and error of the active chain in the viewport":
+        "在视图中绘制活动链的可达圆环、软化区间、目标和误差",
+    # Operators (operators/)
+    "Add Soft IK Chain": "添加软 IK 链",
+    "Add a Soft IK chain ending at the active bone; the selected object (or a new Empty) is its target":
+        "添加一条以活动骨骼结尾的软 IK 链；选中的物体（或新建的空物体）作为它的目标",
+    "Number of bones from the active bone up its parents (2 for an arm or a leg)":
+        "从活动骨骼向上数的骨骼数量（手臂或腿为 2）",
+    "Space the target lives in": "目标所在的空间",
+    "Name": "名称",
+    "Name of the chain (default: the active bone's name)": "链的名称（默认：活动骨骼的名称）",
+    "Remove Soft IK Chain": "移除软 IK 链",
+    "Remove the active Soft IK chain (its target object and baked keys stay)":
+        "移除活动的软 IK 链（它的目标物体和已烘焙的关键帧保留）",
+    "Solve Soft IK": "求解软 IK",
+    "Pose every Soft IK chain of the selected armatures at the current frame": "在当前帧摆放所选骨架的每条软 IK 链",
+    "Insert Keys": "插入关键帧",
+    "Also key the solved pose at the current frame": "同时在当前帧为求解出的姿态插入关键帧",
+    "Bake Soft IK": "烘焙软 IK",
+    "Bake the Soft IK chains of the selected armatures to keys over a frame range":
+        "在一个帧范围内把所选骨架的软 IK 链烘焙为关键帧",
+    "Start Frame": "起始帧",
+    "First frame to bake (default: the scene's, or the preview range when it is on)":
+        "烘焙的第一帧（默认：场景的起始帧，开启预览范围时为预览范围）",
+    "End Frame": "结束帧",
+    "Last frame to bake (included)": "烘焙的最后一帧（包含）",
+    "Only Active Chain": "仅活动链",
+    "Bake only the active chain of the active armature": "只烘焙活动骨架的活动链",
+    "Use Preview Range": "使用预览范围",
+    "Clear Soft IK Bake": "清除软 IK 烘焙",
+    "Remove the keys the last Soft IK bake wrote (only inside its range, only on its channels)":
+        "移除上次软 IK 烘焙写入的关键帧（仅在其范围内、仅在其通道上）",
+    "Clear only the active chain's bake": "只清除活动链的烘焙",
+    "Jump to Frame": "跳转到帧",
+    "Go to this frame": "跳到这一帧",
+    "Frame to show": "要显示的帧",
+    "Fix Target Space": "修正目标空间",
+    "Parent the active chain's target to its declared space, keeping its world motion on every keyed frame":
+        "把活动链的目标绑定到它声明的空间，并在每个关键帧上保持它在世界中的运动",
+    # Panels and UI lists (panels/)
+    "Soft IK 2D": "二维软 IK",
+    "Chain": "链",
+    "Limits": "限制",
+    "Smoothing": "平滑",
+    "Status": "状态",
+    "Last Bake": "上次烘焙",
+    "The armature's Soft IK chains": "骨架的软 IK 链",
+    "Frames of the last bake with the largest error; click one to go there": "上次烘焙中误差最大的帧；点击跳转到该帧",
+    # Panel texts (panels/texts.py)
+    "Out of reach: clamped at full extension": "够不到：截断在完全伸直处",
+    "Too close: clamped at full fold": "太近：截断在完全折叠处",
+    "Soft IK: the reach is softened": "软 IK：伸展距离被软化",
+    "Upper bone limit acts": "上段骨骼限制起作用",
+    "Lower bone limit acts": "下段骨骼限制起作用",
+    "Move Root: the upper bone is offset": "移动根节点：上段骨骼被偏移",
+    "Stretch: the bones are scaled": "拉伸：骨骼被缩放",
+    "Target on the shoulder: previous direction kept": "目标在肩部：保持上一帧的方向",
+    "Reachable: no limit or strategy acts": "可达：没有限制或策略起作用",
+    "No chains yet: in Pose Mode, make the forearm or shin active and press +":
+        "还没有链：在姿态模式下，把前臂或小腿设为活动骨骼并点击 +",
+    "No error at this frame: bake, solve, or turn on Live Preview": "这一帧没有误差数据：请烘焙、求解或开启实时预览",
+    "Target space matches the target's parenting": "目标空间与目标的父级关系一致",
+    "Live Preview (current state)": "实时预览（当前状态）",
+    "Baked keys at this frame": "这一帧的烘焙关键帧",
+    "Near full extension or full fold the solve amplifies target noise: the elbow shivers.":
+        "接近完全伸直或完全折叠时，求解会放大目标噪声：肘部会颤动。",
+    "Raise Softness, or use Target Smoothing, to calm it.": "提高“软化”，或使用“目标平滑”，可以让它平稳下来。",
+    "Not baked yet": "尚未烘焙",
+    "Error at frame {frame}: {error}": "第 {frame} 帧的误差：{error}",
+    "Solver flags: {flags}": "求解器标志：{flags}",
+    "Sensitivity: {degrees:.1f}° per 1% target jitter": "灵敏度：目标抖动 1% 时关节转动 {degrees:.1f}°",
+    "Sensitive: {degrees:.1f}° per 1% target jitter": "高灵敏度：目标抖动 1% 时关节转动 {degrees:.1f}°",
+    "Baked frames {start} - {end}": "已烘焙第 {start} - {end} 帧",
+    "Max error: {error}": "最大误差：{error}",
+    "Mean error: {error}": "平均误差：{error}",
+    "Limited on {count} frame(s)": "{count} 帧受限",
+    "Frame {frame}": "第 {frame} 帧",
+    "{upper} > {lower}": "{upper} > {lower}",
+    "Cannot solve: {reason}": "无法求解：{reason}",
+    "Worst Frames": "误差最大的帧",
+    "Solve": "求解",
+    "Bake": "烘焙",
+    "Clear Bake": "清除烘焙",
+    "Preview": "预览",
+    "Bones": "骨骼",
+    "Reach": "可达范围",
+    "Strategy": "策略",
+}
+
+
+def translation_table() -> dict[str, dict[tuple[str, str], str]]:
+    """The dictionary handed to ``bpy.app.translations.register``."""
+    return {"zh_HANS": {(ctxt, msgid): msgstr for ctxt in CONTEXTS for msgid, msgstr in ZH.items()}}
+
+
+def register() -> None:
+    bpy.app.translations.register(__name__, translation_table())
+
+
+def unregister() -> None:
+    bpy.app.translations.unregister(__name__)
