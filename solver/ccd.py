@@ -21,6 +21,9 @@ from .chain_common import (
 from .smoothing import TargetFilter
 
 DEFAULT_MAX_STEP = 0.5  # radians per joint per sweep
+# A joint's turn in one sweep moves the bones after it by at most (turn * their reach); that is capped at
+# this multiple of the current tip error, so the chain moves about as much as the target asks for.
+DAMPING_REACH = 4.0
 
 
 def _joint_positions(
@@ -47,8 +50,10 @@ def ccd_frame(
     """Solve one frame by CCD from the warm start ``angles``; returns ``(angles, sweeps used)``.
 
     One sweep visits the joints from the tip to the root and turns each one so the tip swings toward the
-    target, by at most ``max_step`` radians (damping: without it the tip joints of a long chain whip round
-    and neighbouring frames land on different solutions), then clips it to ``[lower, upper]``. Stops when
+    target, then clips it to ``[lower, upper]``. Damping bounds each turn by ``max_step`` radians and by
+    ``DAMPING_REACH * error / reach`` (``reach``: the length of the chain beyond the joint): without it a
+    joint that the tip passes close to whips the rest of the chain round for a tiny gain, and neighbouring
+    frames land on different solutions. Stops when
     the tip is within ``tolerance`` (length units), or within ``sweep_tolerance`` after at least one sweep
     (the polish finishes the frame), after ``max_iterations`` sweeps, when a sweep gains less than
     ``STALL_FRACTION * tolerance`` (a limit blocks the chain), or after ``SLOW_SWEEPS`` sweeps in a row
@@ -58,6 +63,7 @@ def ccd_frame(
     n = len(ang)
     px = [0.0] * n
     py = [0.0] * n
+    reach = [math.fsum(lengths[i:]) for i in range(n)]
     cos = math.cos
     sin = math.sin
     atan2 = math.atan2
@@ -82,6 +88,9 @@ def ccd_frame(
         if used:
             x, y = _joint_positions(ang, lengths, px, py)
         used += 1
+        # No joint turn may swing the bones beyond it (out to ``reach[i]``) further than DAMPING_REACH times
+        # the tip's error: a joint with the tip close to it would otherwise spin the rest of the chain round.
+        reach_cap = DAMPING_REACH * error
         for i in range(n - 1, -1, -1):
             jx = px[i]
             jy = py[i]
@@ -90,10 +99,13 @@ def ccd_frame(
             vx = tx - jx
             vy = ty - jy
             turn = atan2(ux * vy - uy * vx, ux * vx + uy * vy)
-            if turn > max_step:
-                turn = max_step
-            elif turn < -max_step:
-                turn = -max_step
+            cap = reach_cap / reach[i]
+            if cap > max_step:
+                cap = max_step
+            if turn > cap:
+                turn = cap
+            elif turn < -cap:
+                turn = -cap
             new = ang[i] + turn
             if new < lower[i]:
                 new = lower[i]
@@ -134,7 +146,7 @@ def solve_ccd(
     tolerance: float = 1e-6,
     max_iterations: int = 2000,
     sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 200,
+    polish_iterations: int = 500,
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,

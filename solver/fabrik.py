@@ -165,7 +165,7 @@ def solve_fabrik(
     tolerance: float = 1e-6,
     max_iterations: int = 2000,
     sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 200,
+    polish_iterations: int = 500,
     softness: float = 0.0,
     strategy: str = "accept",
     max_root_offset: float | None = None,

@@ -49,7 +49,7 @@ def ring(lengths: np.ndarray) -> tuple[float, float]:
 
 def setup_for(lengths: Any, **overrides: Any) -> cc.ChainSetup:
     options: dict[str, Any] = dict(
-        limits=None, tolerance=1e-6, max_iterations=2000, sweep_tolerance=1e-4, polish_iterations=30,
+        limits=None, tolerance=1e-6, max_iterations=2000, sweep_tolerance=1e-4, polish_iterations=500,
         softness=0.0, strategy="accept", max_root_offset=None, stretch_range=(0.9, 1.1), initial_angles=None,
         previous=None, bend=1,
     )
