@@ -143,9 +143,9 @@ def _sensitivity(raw_d: float, d: float, raw_for_soft: float, opts: Options) -> 
     if opts.inner_width > 0.0:
         w_in = opts.inner_width
         k *= math.exp(min(d1 - (r + w_in), 0.0) / w_in)
-    q = math.sqrt((d - r) * (d + r) * (total - d) * (total + d))
+    q = math.sqrt(((d - r) * (d + r)) * ((total - d) * (total + d)))
     m_rate = 2.0 * d / q
-    alpha_rate = abs(d * d - a * a + b * b) / (d * q)
+    alpha_rate = abs(d * d + (b * b - a * a)) / (d * q)
     inv_raw = 1.0 / max(raw_d, opts.zero_distance)
     frob2 = k * k * (alpha_rate * alpha_rate + m_rate * m_rate) + inv_raw * inv_raw
     det2 = 2.0 * k * m_rate * inv_raw

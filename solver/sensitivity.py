@@ -67,14 +67,37 @@ def angle_sensitivity(
     distance for the direction term.
     """
     d = np.asarray(solved_distance, dtype=np.float64)
-    k = np.asarray(chain_factor, dtype=np.float64)
     r = abs(a - b)
     total = a + b
-    q = np.sqrt((d - r) * (d + r) * (total - d) * (total + d))
+    return sensitivity_from_products(
+        np.asarray(raw_distance, dtype=np.float64),
+        d,
+        (d - r) * (d + r),
+        (total - d) * (total + d),
+        chain_factor,
+        a,
+        b,
+        zero_distance,
+    )
+
+
+def sensitivity_from_products(
+    raw_distance: FloatArray,
+    d: FloatArray,
+    inner_product: FloatArray,
+    outer_product: FloatArray,
+    chain_factor: ArrayLike,
+    a: float,
+    b: float,
+    zero_distance: float,
+) -> FloatArray:
+    """:func:`angle_sensitivity` given ``(d-r)(d+r)`` and ``(L-d)(L+d)`` (already computed by the solve)."""
+    k = np.asarray(chain_factor, dtype=np.float64)
+    q = np.sqrt(inner_product * outer_product)
     m_rate = 2.0 * d / q
-    alpha_rate = np.abs(d * d - a * a + b * b) / (d * q)
-    inv_raw = 1.0 / np.maximum(np.asarray(raw_distance, dtype=np.float64), zero_distance)
+    alpha_rate = np.abs(d * d + (b * b - a * a)) / (d * q)
+    inv_raw = 1.0 / np.maximum(raw_distance, zero_distance)
     frob2 = k * k * (alpha_rate * alpha_rate + m_rate * m_rate) + inv_raw * inv_raw
     det2 = 2.0 * k * m_rate * inv_raw
     # (s1 + s2)^2 = F^2 + 2|det| and (s1 - s2)^2 = F^2 - 2|det|: no cancellation-prone F^4 - 4 det^2.
-    return 0.5 * (np.sqrt(frob2 + det2) + np.sqrt(np.maximum(frob2 - det2, 0.0)))
+    return np.asarray(0.5 * (np.sqrt(frob2 + det2) + np.sqrt(np.maximum(frob2 - det2, 0.0))))

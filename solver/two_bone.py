@@ -17,7 +17,7 @@ from . import _scalar
 from .limits import JointLimits, Strategy, apply_limits, smooth_root_offset, wrap_pi
 from .options import Options, clamp_bounds, resolve_options
 from .result import IKFlag, SolverState, TwoBoneResult
-from .sensitivity import angle_sensitivity, soft_chain_factor
+from .sensitivity import sensitivity_from_products, soft_chain_factor
 from .smoothing import TargetFilter, smooth_targets
 from .soft import soft_distance, soft_inner_distance
 
@@ -295,6 +295,30 @@ def _angles(d: FloatArray, a: FloatArray | float, b: FloatArray | float) -> tupl
     return m, alpha
 
 
+def _half_angles(d: FloatArray, a: float, b: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """:func:`_angles` for scalar lengths, also returning ``(d-r)(d+r)`` and ``(L-d)(L+d)``.
+
+    For scalar lengths ``b - a + d`` and ``a - b + d`` are ``d - r`` and ``d + r`` in some order, so the four
+    factors are computed once and shared with the sensitivity.
+    """
+    r = abs(a - b)
+    total = a + b
+    dmr = d - r
+    dpr = d + r
+    lmd = total - d
+    lpd = total + d
+    inner_product = dmr * dpr
+    outer_product = lmd * lpd
+    m = np.arctan2(np.sqrt(outer_product), np.sqrt(inner_product))
+    m *= 2.0
+    near, far = (dmr, dpr) if a >= b else (dpr, dmr)  # (b - a + d, a - b + d)
+    near *= lmd
+    far *= lpd
+    alpha = np.arctan2(np.sqrt(near), np.sqrt(far))
+    alpha *= 2.0
+    return m, alpha, inner_product, outer_product
+
+
 def _block(
     out: _Frames,
     sl: slice,
@@ -310,7 +334,9 @@ def _block(
 ) -> tuple[tuple[float, float], int]:
     """First pass over one block: analytic solve, soft IK, limits (accept), FK, errors, sensitivity."""
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
-    raw_d = np.sqrt(tx * tx + ty * ty)
+    raw_d = tx * tx
+    raw_d += ty * ty
+    np.sqrt(raw_d, out=raw_d)
     if not (raw_d.max() < 1e150 and raw_d.min() > 1e-150):  # squares may have overflowed/underflowed
         raw_d = np.hypot(tx, ty)
     dx, dy, held = _held_direction(tx, ty, raw_d, opts.zero_distance, carry_dir)
@@ -328,19 +354,21 @@ def _block(
         flags[d < inner + opts.inner_width] |= _F_SOFT
         d = soft_inner_distance(d, inner, opts.inner_width)
     lo, hi = clamp_bounds(a, b, opts.eps)
-    over = d > hi
-    if over.any():
-        flags[over] |= _F_OUTER
-    under = d < lo
-    if under.any():
-        flags[under] |= _F_INNER
+    if d.max() > hi:
+        flags[d > hi] |= _F_OUTER
+    if d.min() < lo:
+        flags[d < lo] |= _F_INNER
     d = np.clip(d, lo, hi)
 
-    m, alpha = _angles(d, a, b)
+    m, alpha, inner_product, outer_product = _half_angles(d, a, b)
     phi = np.arctan2(dy, dx)
-    bend_f = bend if isinstance(bend, int) else bend.astype(np.float64)
-    s = phi - bend_f * alpha
-    e = bend_f * m
+    if isinstance(bend, int):
+        s = phi - alpha if bend > 0 else phi + alpha
+        e = m if bend > 0 else -m
+    else:
+        bend_f = bend.astype(np.float64)
+        s = phi - bend_f * alpha
+        e = bend_f * m
     sx = d * dx
     sy = d * dy
     if opts.limits is not None:
@@ -363,13 +391,17 @@ def _block(
     k: FloatArray | float = 1.0
     if opts.outer_width > 0.0 or opts.inner_width > 0.0:
         k = soft_chain_factor(raw_d, a, b, opts.outer_width, opts.inner_width)
-    out.sensitivity[sl] = angle_sensitivity(raw_d, d, k, a, b, opts.zero_distance)
+    out.sensitivity[sl] = sensitivity_from_products(raw_d, d, inner_product, outer_product, k, a, b, opts.zero_distance)
     last_bend = bend if isinstance(bend, int) else int(bend[-1])
     return (float(dx[-1]), float(dy[-1])), last_bend
 
 
 def _norm(x: FloatArray, y: FloatArray) -> FloatArray:
-    return np.asarray(np.sqrt(x * x + y * y))
+    """sqrt(x^2 + y^2), computed in place: callers pass temporaries."""
+    x *= x
+    y *= y
+    x += y
+    return np.sqrt(x, out=x)
 
 
 def _write_fk(
@@ -482,10 +514,21 @@ def _fk(
     root_y: FloatArray | float,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Forward kinematics (docs/design.md): elbow and tip coordinates from the final angles."""
-    ex = a * np.cos(s) + root_x
-    ey = a * np.sin(s) + root_y
     se = s + e
-    return ex, ey, ex + b * np.cos(se), ey + b * np.sin(se)
+    ex = np.cos(s)
+    ex *= a
+    ey = np.sin(s)
+    ey *= a
+    if not (isinstance(root_x, float) and root_x == 0.0 and isinstance(root_y, float) and root_y == 0.0):
+        ex += root_x
+        ey += root_y
+    end_x = np.cos(se)
+    end_x *= b
+    end_x += ex
+    end_y = np.sin(se)
+    end_y *= b
+    end_y += ey
+    return ex, ey, end_x, end_y
 
 
 def stretch_factor(

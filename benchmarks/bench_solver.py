@@ -1,0 +1,123 @@
+"""Throughput of the two-bone solver (a script, not a test: prints a table, asserts nothing).
+
+    .venvs/dev/bin/python benchmarks/bench_solver.py [--quick]
+
+Measures, in one run on one core: vectorized solves per second for 1e4 and 1e6 frames, plain and with every
+option on (soft IK + inner soft IK + joint limits + a strategy + pole), the ratio to a plain-Python per-frame
+loop (the source document's section 七 framework, written with ``math``) timed in the same run, and the
+latency of the single-frame path used by the live preview. Best of several repeats (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds the solver package
+
+from solver import JointLimits, SolverState, solve_two_bone
+
+A, B = 150.0, 125.0
+LIMITS = JointLimits(shoulder=(-2.5, 2.5), elbow=(0.1, 2.9))
+
+
+def python_loop(targets: list[tuple[float, float]], a: float, b: float) -> list[tuple[float, float]]:
+    """Baseline: the document's per-frame framework (section 七), one frame at a time, plus FK and error."""
+    eps = 1e-9 * (a + b)
+    prev = (1.0, 0.0)
+    out = []
+    for tx, ty in targets:
+        raw_d = math.hypot(tx, ty)
+        direction = (tx / raw_d, ty / raw_d) if raw_d > eps else prev
+        prev = direction
+        d = min(max(raw_d, abs(a - b) + eps), a + b - eps)
+        cos_elbow = min(max((a * a + b * b - d * d) / (2 * a * b), -1.0), 1.0)
+        cos_offset = min(max((a * a + d * d - b * b) / (2 * a * d), -1.0), 1.0)
+        phi = math.atan2(direction[1], direction[0])
+        shoulder = phi - math.acos(cos_offset)
+        elbow = math.pi - math.acos(cos_elbow)
+        ex, ey = a * math.cos(shoulder), a * math.sin(shoulder)
+        end_x, end_y = ex + b * math.cos(shoulder + elbow), ey + b * math.sin(shoulder + elbow)
+        _ = math.hypot(end_x - tx, end_y - ty)
+        out.append((shoulder, elbow))
+    return out
+
+
+def disk_targets(rng: np.random.Generator, n: int, radius: float) -> np.ndarray:
+    """Targets uniform in a disk of ``radius`` around the shoulder (some beyond reach, some near it)."""
+    r = radius * np.sqrt(rng.uniform(size=n))
+    ang = rng.uniform(-math.pi, math.pi, size=n)
+    return np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
+
+
+def best_time(fn: Callable[[], object], repeats: int) -> float:
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, 1e5 instead of 1e6 frames")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    sizes = [10_000, 100_000 if args.quick else 1_000_000]
+    configs: dict[str, dict[str, object]] = {
+        "plain": {},
+        "soft+limits+move_root+pole": {
+            "softness": 0.05,
+            "inner_softness": 0.02,
+            "limits": LIMITS,
+            "strategy": "move_root",
+            "pole": (0.0, -1.0),
+        },
+        "soft+limits+stretch": {
+            "softness": 0.05,
+            "inner_softness": 0.02,
+            "limits": LIMITS,
+            "strategy": "stretch",
+        },
+    }
+
+    base_n = 20_000 if args.quick else 100_000
+    base_targets = [tuple(p) for p in disk_targets(rng, base_n, 1.1 * (A + B)).tolist()]
+    loop_time = best_time(lambda: python_loop(base_targets, A, B), 2 if args.quick else 3)
+    loop_rate = base_n / loop_time
+    print(f"numpy {np.__version__}, python {sys.version.split()[0]}")
+    print(f"baseline: plain-Python per-frame loop, {base_n} frames: {loop_rate / 1e6:.3f} M solves/s\n")
+    print(f"{'configuration':<30}{'frames':>10}{'M solves/s':>12}{'x loop':>9}{'limited %':>11}")
+    for name, options in configs.items():
+        for n in sizes:
+            targets = disk_targets(rng, n, 1.1 * (A + B))
+            repeats = 3 if n > 100_000 else 7
+            res = solve_two_bone(targets, A, B, **options)  # type: ignore[arg-type]
+            dt = best_time(lambda t=targets, o=options: solve_two_bone(t, A, B, **o), repeats)  # type: ignore[arg-type]
+            rate = n / dt
+            limited = 100.0 * float(np.mean(res.limited))
+            print(f"{name:<30}{n:>10}{rate / 1e6:>12.2f}{rate / loop_rate:>9.1f}{limited:>11.1f}")
+
+    print("\nsingle-frame path (live preview), microseconds per call:")
+    calls = 5_000 if args.quick else 20_000
+    state = SolverState()
+    point = np.array([262.0, 40.0])
+    for name, options in configs.items():
+
+        def run(o: dict[str, object] = options, calls: int = calls) -> None:
+            for _ in range(calls):
+                solve_two_bone(point, A, B, previous=state, **o)  # type: ignore[arg-type]
+
+        dt = best_time(run, 3)
+        print(f"  {name:<30}{1e6 * dt / calls:8.2f} us")
+
+
+if __name__ == "__main__":
+    main()
