@@ -56,7 +56,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--cases", default="general,general+mesh,fcurves")
     p.add_argument("--no-breakdown", action="store_true")
     p.add_argument("--profile", action="store_true")
-    p.add_argument("--memory-case", choices=["general", "fcurves"], help=argparse.SUPPRESS)  # child process
+    p.add_argument("--memory-case", choices=["general", "fcurves", "keys"], help=argparse.SUPPRESS)  # child
+    p.add_argument("--curves", type=int, default=10, help=argparse.SUPPRESS)
     p.add_argument("--tracemalloc", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
@@ -215,10 +216,46 @@ def _reset_hwm() -> bool:
         return False
 
 
+def _measure(fn) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Run ``fn`` and return its RSS growth: peak (high-water mark reset just before, when allowed) and kept."""
+    reset = _reset_hwm()
+    rss0 = _rss_kb()
+    maxrss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - t0
+    maxrss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    hwm = _hwm_kb()
+    return {"hwm_reset": reset, "ru_maxrss_growth_mb": (maxrss1 - maxrss0) / 1024,
+            "peak_growth_mb": ((hwm if reset and hwm else maxrss1) - rss0) / 1024,
+            "rss_after_growth_mb": (_rss_kb() - rss0) / 1024, "seconds": elapsed}
+
+
+def keys_reference(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What Blender itself needs to hold ``--curves`` F-curves of one key per frame (bulk write, no add-on)."""
+    import bpy
+    import numpy as np
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    obj = bpy.data.objects.new("keys", None)
+    bpy.context.scene.collection.objects.link(obj)
+    frames = np.arange(1, args.frames + 1, dtype=np.float64)
+    paths = [(p, i) for p in ("location", "rotation_euler", "scale", "delta_location", "delta_scale")
+             for i in range(3)][: args.curves]
+
+    def write() -> None:
+        for path, index in paths:
+            rigs.key_channel(obj, path, index, frames, np.sin(frames * 0.001 * (index + 1)))
+
+    return {"case": "keys", "frames": args.frames, "curves": len(paths), **_measure(write)}
+
+
 def memory_child(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: ignore[no-untyped-def]
     import gc
     import tracemalloc
 
+    if args.memory_case == "keys":
+        return keys_reference(rigs, args)
     s = rigs.build_scene(args.frames, ik_constraint=False, parented=args.memory_case == "general", mesh=False)
     rigs.add_soft_ik_chain(s)
     rigs.enter_pose_mode(s)
@@ -229,25 +266,18 @@ def memory_child(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: 
         elapsed = bake_ours(rigs, s, args.frames)
         out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
+        out["seconds"] = elapsed[0]
     else:
-        reset = _reset_hwm()
-        rss0 = _rss_kb()
-        maxrss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        elapsed = bake_ours(rigs, s, args.frames)
-        maxrss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        hwm = _hwm_kb()
-        out["hwm_reset"] = reset
-        out["ru_maxrss_growth_mb"] = (maxrss1 - maxrss0) / 1024
-        out["peak_growth_mb"] = ((hwm if reset and hwm else maxrss1) - rss0) / 1024
-        out["rss_after_growth_mb"] = (_rss_kb() - rss0) / 1024
-    out["seconds"] = elapsed[0]
+        out.update(_measure(lambda: bake_ours(rigs, s, args.frames)))
+        out["curves"] = len(list(package("anim_keys").iter_fcurves(s.armature)))
     errs = rigs.tip_errors(s, check_frames(args.frames))
     out["tip_err"] = float(errs.max())
     return out
 
 
-def run_memory(case: str, frames: int, tracemalloc: bool) -> dict[str, object]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-case", case, "--frames", str(frames)]
+def run_memory(case: str, frames: int, tracemalloc: bool, curves: int = 10) -> dict[str, object]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-case", case, "--frames", str(frames),
+           "--curves", str(curves)]
     if tracemalloc:
         cmd.append("--tracemalloc")
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -309,16 +339,22 @@ def main() -> int:
         print(f"\nmemory, {args.memory_frames}-frame bake of the bare rig, fresh subprocess per case "
               f"(limit {MEMORY_LIMIT_MB:.0f} MB)")
         print(f"{'case':<10}{'bake s':>8}{'peak RSS growth MB':>20}{'ru_maxrss growth MB':>21}"
-              f"{'RSS kept MB':>13}{'tracemalloc peak MB':>21}  result  tip err")
+              f"{'RSS kept MB':>13}{'tracemalloc peak MB':>21}{'curves':>8}  result  tip err")
+        curves = 10
         for case in ("general", "fcurves"):
             m = run_memory(case, args.memory_frames, tracemalloc=False)
             t = run_memory(case, args.memory_frames, tracemalloc=True)
+            curves = int(m["curves"])
             passed = m["peak_growth_mb"] < MEMORY_LIMIT_MB and m["tip_err"] < CHECK_TOLERANCE
             ok &= passed
             print(f"{case:<10}{m['seconds']:>8.3f}{m['peak_growth_mb']:>20.1f}{m['ru_maxrss_growth_mb']:>21.1f}"
-                  f"{m['rss_after_growth_mb']:>13.1f}{t['tracemalloc_peak_mb']:>21.1f}  "
+                  f"{m['rss_after_growth_mb']:>13.1f}{t['tracemalloc_peak_mb']:>21.1f}{curves:>8}  "
                   f"{'PASS' if passed else 'FAIL':<6}  {m['tip_err']:.1e}"
                   + ("" if m["hwm_reset"] else "  (HWM not resettable: ru_maxrss used)"))
+        k = run_memory("keys", args.memory_frames, tracemalloc=False, curves=curves)
+        print(f"{'reference':<10}{k['seconds']:>8.3f}{k['peak_growth_mb']:>20.1f}{k['ru_maxrss_growth_mb']:>21.1f}"
+              f"{k['rss_after_growth_mb']:>13.1f}{'':>21}{k['curves']:>8}  (Blender holding {k['curves']} curves x "
+              f"{args.memory_frames} keys, bulk-written without the add-on)")
     print("\nALL PASS" if ok else "\nSOME TARGETS MISSED")
     return 0 if ok else 1
 
