@@ -180,19 +180,57 @@ def shoulder_positions(rig: ArmRig, frames: Sequence[int]) -> tuple[np.ndarray, 
     return np.array(heads), np.array(worlds)
 
 
-def circle_target(rig: ArmRig, frames: Sequence[int], radius: Callable[[float], float],
-                  angle: Callable[[float], float], name: str = "Target") -> bpy.types.Object:
-    """An unparented Empty keyed to circle the (moving) shoulder in the rig's plane: at frame f it sits
-    ``radius(f)`` armature units from the shoulder, ``angle(f)`` radians from the screen's right axis."""
+def circle_points(rig: ArmRig, frames: Sequence[int], radius: Callable[[float], float],
+                  angle: Callable[[float], float]) -> np.ndarray:
+    """World points circling the (moving) shoulder in the rig's plane: at frame f, ``radius(f)`` armature
+    units from the shoulder, ``angle(f)`` radians from the screen's right axis."""
     heads, worlds = shoulder_positions(rig, frames)
     u, v, _n = plane_axes(rig.plane)
     points = []
     for f, head, world in zip(frames, heads, worlds, strict=True):
         p = head + radius(f) * (math.cos(angle(f)) * u + math.sin(angle(f)) * v)
         points.append((world @ np.append(p, 1.0))[:3])
+    return np.array(points)
+
+
+def circle_target(rig: ArmRig, frames: Sequence[int], radius: Callable[[float], float],
+                  angle: Callable[[float], float], name: str = "Target") -> bpy.types.Object:
+    """An unparented Empty keyed along :func:`circle_points`."""
     target = new_empty(name)
-    key_locations(target, frames, np.array(points))
+    key_locations(target, frames, circle_points(rig, frames, radius, angle))
     return target
+
+
+def parent_matrix(parent: bpy.types.Object, bone: str = "") -> np.ndarray:
+    """World matrix a child of ``parent`` (or of its ``bone``: hung at the bone's tail) lives in, now."""
+    world = np.array(parent.matrix_world)
+    if not bone:
+        return world
+    pose = np.array(parent.pose.bones[bone].matrix)
+    tail = np.eye(4)
+    tail[1, 3] = parent.data.bones[bone].length
+    return world @ pose @ tail
+
+
+def key_in_parent_space(obj: bpy.types.Object, parent: bpy.types.Object, bone: str, frames: Sequence[int],
+                        world_points: np.ndarray) -> None:
+    """Parent ``obj`` (identity parent inverse) and key its location so it follows ``world_points``."""
+    obj.parent = parent
+    if bone:
+        obj.parent_type, obj.parent_bone = "BONE", bone
+    local = []
+    for f, p in zip(frames, world_points, strict=True):
+        bpy.context.scene.frame_set(f)
+        local.append((np.linalg.inv(parent_matrix(parent, bone)) @ np.append(p, 1.0))[:3])
+    key_locations(obj, frames, np.array(local))
+
+
+def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray:
+    out = []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        out.append(np.array(obj.matrix_world))
+    return np.array(out)
 
 
 # --- adding chains the way a user does -------------------------------------------------------------------------
