@@ -272,3 +272,65 @@ def test_bones_of_an_armature_outside_the_view_layer(scene: bpy.types.Scene) -> 
         truth[1, f_i] = np.array(ev.matrix_world)
     got = sampling.sample_world_matrices(bpy.context, requests, FRAMES)
     np.testing.assert_allclose(got, truth, atol=1e-5)
+
+
+def test_shoulder_space_contract_against_blender_pose(scene: bpy.types.Scene) -> None:
+    """solver.spaces + solver.rotations against Blender's evaluated pose: rotating the upper and lower bones
+    about their local axes by (du, dl), in every rotation mode, under a rotated, stretched and mirrored parent,
+    puts the elbow and tip at 2D forward kinematics of the rest angles plus (du, dl), with rest lengths."""
+    spaces = harness.package("solver.spaces")
+    rotations = harness.package("solver.rotations")
+    fk = harness.package("solver.fk")
+    arm_data = bpy.data.armatures.new("rig")
+    arm = bpy.data.objects.new("rig", arm_data)
+    scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    root = arm_data.edit_bones.new("root")
+    root.head, root.tail = (0, 0, 0), (0.3, 0, 1)
+    upper = arm_data.edit_bones.new("upper")
+    upper.head, upper.tail, upper.parent = (0.5, 0, 1.2), (1.5, 0, 1.9), root
+    lower = arm_data.edit_bones.new("lower")
+    lower.head, lower.tail, lower.parent, lower.use_connect = (1.5, 0, 1.9), (2.3, 0, 1.1), upper, True
+    lower.roll = 3.0  # any roll: the local axis follows it
+    bpy.ops.object.mode_set(mode="OBJECT")
+    n = spaces.plane_normal("XZ")
+    bones = arm.data.bones
+    rest = {name: np.array(bones[name].matrix_local) for name in ("root", "upper", "lower")}
+    pb = arm.pose.bones
+    pb["root"].rotation_mode = "XYZ"
+    root_axis = spaces.local_axis(rest["root"], n)
+    pb["root"].rotation_euler = rotations.eulers_about_axis(root_axis, [0.6], "XYZ")[0]
+    pb["root"].scale = (-1.3, 1.6, 1.0)  # local X and Y lie in the plane: a mirrored in-plane stretch
+    a, b, rest_shoulder, rest_elbow = spaces.chain_rest_2d(rest["upper"], rest["lower"], bones["lower"].length, n)
+    axes = {name: spaces.local_axis(rest[name], n) for name in ("upper", "lower")}
+    deltas = np.array([[0.0, 0.0], [0.4, -0.9], [-2.0, 1.2], [3.0, 2.5]])
+    for mode in ROTATION_MODES:
+        channels = {}
+        for name, column in (("upper", 0), ("lower", 1)):
+            pb[name].rotation_mode = mode
+            if mode == "QUATERNION":
+                channels[name] = (
+                    "rotation_quaternion",
+                    rotations.quaternions_about_axis(axes[name], deltas[:, column]),
+                )
+            elif mode == "AXIS_ANGLE":
+                channels[name] = (
+                    "rotation_axis_angle",
+                    rotations.axis_angles_about_axis(axes[name], deltas[:, column]),
+                )
+            else:
+                channels[name] = ("rotation_euler", rotations.eulers_about_axis(axes[name], deltas[:, column], mode))
+        for f, (du, dl) in enumerate(deltas):
+            for name, (path, values) in channels.items():
+                setattr(pb[name], path, values[f])
+            bpy.context.view_layer.update()
+            root_pose = np.array(pb["root"].matrix)
+            lower_pose = np.array(pb["lower"].matrix)
+            base = root_pose @ np.linalg.inv(rest["root"]) @ rest["upper"]
+            tip = (lower_pose @ np.array([0.0, bones["lower"].length, 0.0, 1.0]))[:3]
+            got = spaces.to_shoulder_2d(
+                np.stack([lower_pose[:3, 3], tip]), np.stack([base, base]), n, local_normal=axes["upper"]
+            )
+            elbow, hand = fk.forward_kinematics(rest_shoulder + du, rest_elbow + dl, a, b)
+            np.testing.assert_allclose(got, np.stack([elbow, hand]), atol=2e-5, err_msg=f"{mode} frame {f}")
