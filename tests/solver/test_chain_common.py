@@ -346,3 +346,18 @@ def test_root_offset_is_smoothed_over_frames_and_stays_capped(solve: Callable[..
     assert smooth_len[4] > 0.0 and smooth.flags[4] & cc.ROOT_MOVED  # the body starts leaning early
     assert np.all(smooth_len <= 0.3 + 1e-12)  # default cap 0.1 L
     assert np.abs(np.diff(smooth_len)).max() < np.abs(np.diff(sharp_len)).max()
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+@pytest.mark.parametrize("bend", [1, -1])
+def test_two_bones_follow_the_analytic_solver_along_a_path(solve: Callable[..., cc.ChainResult], bend: int) -> None:
+    from solver.two_bone import solve_two_bone
+
+    a, b = 1.5, 1.25
+    t = np.linspace(0.0, 4.0, 200)
+    targets = polar(1.5 + 0.9 * np.sin(1.3 * t), 2.0 * t)  # distance 0.6 .. 2.4 inside the ring [0.25, 2.75]
+    chain = solve(targets, [a, b], bend=bend)
+    analytic = solve_two_bone(targets, a, b, bend=bend)
+    assert np.all(np.sign(chain.angles[:, 1]) == bend)
+    assert chain.angles[:, 1] == pytest.approx(analytic.elbow_angle, abs=1e-4)
+    assert np.abs(np.cos(chain.angles[:, 0] - analytic.shoulder_angle) - 1.0).max() < 1e-8
