@@ -187,7 +187,8 @@ def solve_ccd(
       ``state`` continues a live preview one call at a time).
     * ``bend``: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
       two-bone solver's bend sign).
-    * ``max_step``: damping, the largest turn of one joint in one sweep (radians).
+    * ``max_step``: damping, the largest turn of one joint in one sweep (radians); each turn is also kept
+      below ``DAMPING_REACH * error / reach beyond the joint`` (see :func:`ccd_frame`).
 
     Targets at or beyond full reach give the exactly straight chain pointing at them (when the limits allow
     it), with ``error`` equal to the clamped distance. See :class:`solver.chain_common.ChainResult`.

@@ -7,9 +7,18 @@ counter-clockwise, in radians. Everything here is solver-independent:
 * option parsing (lengths, per-joint limits, tolerance, strategy);
 * reachability: the root->target distance is clamped to the chain's reach ring and optionally softened
   (:func:`prepare_targets`, vectorized over frames);
-* the time-ordered frame loop (:func:`solve_frames`): each frame starts from the previous frame's pose, so
-  the chain follows a smooth target smoothly. A per-frame kernel (CCD or FABRIK) does the iterations;
+* the time-ordered frame loop (:func:`solve_frames`): frame ``f`` starts from frame ``f - 1``'s pose and
+  the method's own iterations (a CCD or FABRIK kernel, pure ``math``) bring the tip within
+  ``sweep_tolerance`` (default 1e-4 L), at least one sweep per frame. This pass carries the continuity and
+  the method's character (which of the infinitely many poses the chain takes);
+* the polish (:func:`polish`): damped Gauss-Newton / Levenberg-Marquardt steps, vectorized over all frames
+  at once, take every frame from there to ``tolerance`` (default 1e-6 L) by the smallest joint change;
 * strategies for limit-blocked frames, forward kinematics and the result (:func:`finish`).
+
+The next frame warm-starts from the previous frame's swept pose (within ``sweep_tolerance`` of its
+target), not from its polished pose, which is what lets the polish run vectorized over frames; the two
+differ by a first-order-minimal change below ``sweep_tolerance``. A static target therefore settles over
+a few frames by at most about ``sweep_tolerance * L / bone length`` radians.
 
 Why the frame loop is pure Python over ``math`` floats: frames depend on each other (warm start), so they
 cannot be vectorized over time, and a per-frame numpy call costs about 1 µs per operation, more than a

@@ -361,3 +361,15 @@ def test_two_bones_follow_the_analytic_solver_along_a_path(solve: Callable[..., 
     assert np.all(np.sign(chain.angles[:, 1]) == bend)
     assert chain.angles[:, 1] == pytest.approx(analytic.elbow_angle, abs=1e-4)
     assert np.abs(np.cos(chain.angles[:, 0] - analytic.shoulder_angle) - 1.0).max() < 1e-8
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_a_static_target_settles_within_the_documented_bound_and_stays(
+    solve: Callable[..., cc.ChainResult],
+) -> None:
+    lengths = np.array([1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
+    res = solve(np.tile([[1.5, 2.0]], (30, 1)), lengths)
+    assert res.converged.all()
+    change = np.abs(np.diff(res.angles, axis=0)).max(axis=1)
+    assert change.max() <= 1e-4 * lengths.sum() / lengths.min()
+    assert np.all(change[-10:] == 0.0)
