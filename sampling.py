@@ -237,7 +237,10 @@ class _ChannelSampler:
 
     def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         if not self.integral:
-            return np.array([fcurve.evaluate(f) for f in self.frames], dtype=np.float64)
+            return np.array(
+                [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
+                dtype=np.float64,
+            )
         start = int(self.frames.min())
         end = int(self.frames.max())
         fc = self._copy_fcurve(anim_data, fcurve)

@@ -234,6 +234,14 @@ def test_non_finite_values_come_back(scene: bpy.types.Scene) -> None:
         assert not np.all(np.isfinite(got))
 
 
+def test_non_finite_frames_give_nan(scene: bpy.types.Scene) -> None:
+    target = build_fcurve_targets()[0]
+    _driver, child, _follower = build_dependent_targets()
+    got = sampling.sample_world_matrices(bpy.context, [(target, None), (child, None)], [1.0, math.nan, 2.0])
+    assert np.all(np.isnan(got[:, 1, :3]))
+    assert np.all(np.isfinite(got[:, [0, 2]]))
+
+
 def test_bad_requests_raise(scene: bpy.types.Scene) -> None:
     obj = empty("plain")
     with pytest.raises(ValueError, match="no pose bone"):
