@@ -373,3 +373,13 @@ def test_a_static_target_settles_within_the_documented_bound_and_stays(
     change = np.abs(np.diff(res.angles, axis=0)).max(axis=1)
     assert change.max() <= 1e-4 * lengths.sum() / lengths.min()
     assert np.all(change[-10:] == 0.0)
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_one_target_of_shape_2_and_an_empty_range(solve: Callable[..., cc.ChainResult]) -> None:
+    lengths = np.array([1.0, 1.0, 1.0])
+    one = solve([1.0, 1.0], lengths)
+    assert one.angles.shape == (1, 3) and one.converged[0]
+    assert hand_fk(one.angles[0], lengths) == pytest.approx([1.0, 1.0], abs=3e-6)
+    empty = solve(np.zeros((0, 2)), lengths, initial_angles=[0.1, 0.2, 0.3])
+    assert empty.angles.shape == (0, 3) and empty.state.angles == pytest.approx([0.1, 0.2, 0.3])
