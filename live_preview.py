@@ -118,11 +118,11 @@ def _pose_snapshot(rig: ChainRig) -> tuple[float, ...]:
     for name in rig.bone_names:
         pb = pose[name]
         mode = pb.rotation_mode
-        values += (pb.rotation_quaternion if mode == "QUATERNION" else
-                   pb.rotation_axis_angle if mode == "AXIS_ANGLE" else pb.rotation_euler)
+        values.extend(pb.rotation_quaternion if mode == "QUATERNION" else
+                      pb.rotation_axis_angle if mode == "AXIS_ANGLE" else pb.rotation_euler)
     upper = pose[rig.bone_names[0]]
-    values += upper.location
-    values += upper.scale
+    values.extend(upper.location)
+    values.extend(upper.scale)
     return tuple(float(v) for v in values)
 
 
