@@ -210,7 +210,7 @@ def test_preview_survives_file_reload(arm_with_target) -> None:  # type: ignore[
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     bpy.ops.wm.open_mainfile(filepath=str(path))
     assert sorted(our_handlers()) == sorted(f"{n}:{f.__name__}" for n, f in live_preview()._HANDLERS)
-    arm = bpy.data.objects[rig.armature.name if False else "Rig"]
+    arm = bpy.data.objects["Rig"]
     reloaded = rigs.ArmRig(arm, rig.plane, rig.upper, rig.lower, rig.parent, rig.a, rig.b, rig.offset)
     target = bpy.data.objects["Target"]
     assert arm.soft_ik_2d.live_preview
@@ -220,7 +220,7 @@ def test_preview_survives_file_reload(arm_with_target) -> None:  # type: ignore[
 
 
 def test_enable_disable_leaves_no_handler_behind(arm_with_target) -> None:  # type: ignore[no-untyped-def]
-    rig, target = arm_with_target
+    rig, _target = arm_with_target
     expected = sorted(f"{n}:{f.__name__}" for n, f in live_preview()._HANDLERS)
     assert sorted(our_handlers()) == expected
     rig.armature.soft_ik_2d.live_preview = True
