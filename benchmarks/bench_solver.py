@@ -24,6 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from solver import JointLimits, SolverState, solve_two_bone
 
 A, B = 150.0, 125.0
+# The pole flips the bend with the target's side, so its elbow limit is symmetric; the stretch case keeps
+# bend=+1 with an elbow that can neither fully straighten nor fully fold.
+POLE_LIMITS = JointLimits(shoulder=(-2.5, 2.5), elbow=(-2.8, 2.8))
 LIMITS = JointLimits(shoulder=(-2.5, 2.5), elbow=(0.1, 2.9))
 
 
@@ -76,7 +79,7 @@ def main() -> None:
         "soft+limits+move_root+pole": {
             "softness": 0.05,
             "inner_softness": 0.02,
-            "limits": LIMITS,
+            "limits": POLE_LIMITS,
             "strategy": "move_root",
             "pole": (0.0, -1.0),
         },

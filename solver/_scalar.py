@@ -6,16 +6,27 @@ sync. The result arrays drop the frame axis (0-d arrays and (2,) points).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .limits import JointLimits, Strategy, gaussian_weights
 from .options import Options, clamp_bounds
 from .result import IKFlag, SolverState, TwoBoneResult
 
 TAU = 2.0 * math.pi
-_LIMITED = int(IKFlag.LIMITED_SHOULDER | IKFlag.LIMITED_ELBOW)
+# Plain ints: IntFlag arithmetic costs about a microsecond per operation on this path.
+_OUTER = int(IKFlag.CLAMPED_OUTER)
+_INNER = int(IKFlag.CLAMPED_INNER)
+_SOFT = int(IKFlag.SOFTENED)
+_LIM_S = int(IKFlag.LIMITED_SHOULDER)
+_LIM_E = int(IKFlag.LIMITED_ELBOW)
+_ROOT = int(IKFlag.ROOT_MOVED)
+_STRETCH = int(IKFlag.STRETCHED)
+_HELD = int(IKFlag.DIRECTION_HELD)
+_LIMITED = _LIM_S | _LIM_E
 
 
 def _wrap_pi(x: float) -> float:
@@ -104,9 +115,9 @@ def _limit(
                 best, s, e = err, s_c, e_c
     flags = 0
     if limits.shoulder is not None and (lim_s or s in limits.shoulder):
-        flags |= IKFlag.LIMITED_SHOULDER
+        flags |= _LIM_S
     if limits.elbow is not None and (lim_e or e in limits.elbow):
-        flags |= IKFlag.LIMITED_ELBOW
+        flags |= _LIM_E
     return s, e, flags
 
 
@@ -152,14 +163,19 @@ def _sensitivity(raw_d: float, d: float, raw_for_soft: float, opts: Options) -> 
     return 0.5 * (math.sqrt(frob2 + det2) + math.sqrt(max(frob2 - det2, 0.0)))
 
 
+@functools.lru_cache(maxsize=16)
+def _edge_weights(sigma: float) -> tuple[float, float]:
+    """(sum of the kernel's left half, its centre weight) of :func:`solver.limits.gaussian_weights`."""
+    w = gaussian_weights(sigma)
+    half = (w.size - 1) // 2
+    return float(w[:half].sum()), float(w[half])
+
+
 def _smoothed_root(raw: tuple[float, float], opts: Options, prev: SolverState | None) -> tuple[float, float]:
     """One frame of :func:`solver.limits.smooth_root_offset`: the history is ``previous.root_offset``."""
-    w = gaussian_weights(opts.root_smoothing)
-    half = (w.size - 1) // 2
-    if half == 0 or prev is None:
+    if opts.root_smoothing <= 0.0 or prev is None:
         return raw
-    left = float(w[:half].sum())
-    center = float(w[half])
+    left, center = _edge_weights(opts.root_smoothing)
     norm = left + center
     return (
         (left * prev.root_offset[0] + center * raw[0]) / norm,
@@ -193,7 +209,7 @@ def solve_single(
         dx, dy = tx / raw_d, ty / raw_d
     else:
         dx, dy = prev.direction if prev is not None else opts.initial_direction
-        flags |= IKFlag.DIRECTION_HELD
+        flags |= _HELD
     if pole is not None:
         px, py = pole
         cross = dx * py - dy * px
@@ -207,19 +223,19 @@ def solve_single(
         w = opts.outer_width
         knee = total - w
         if d > knee:
-            flags |= IKFlag.SOFTENED
+            flags |= _SOFT
             d = total - w * math.exp(-(d - knee) / w)
     if opts.inner_width > 0.0:
         w_in = opts.inner_width
         knee_in = inner + w_in
         if d < knee_in:
-            flags |= IKFlag.SOFTENED
+            flags |= _SOFT
             d = inner + w_in * math.exp((d - knee_in) / w_in)
     lo, hi = clamp_bounds(a, b, opts.eps)
     if d > hi:
-        flags |= IKFlag.CLAMPED_OUTER
+        flags |= _OUTER
     if d < lo:
-        flags |= IKFlag.CLAMPED_INNER
+        flags |= _INNER
     d = min(max(d, lo), hi)
 
     m, alpha = _angles(d, a, b)
@@ -245,14 +261,14 @@ def solve_single(
         root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
             s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
-            flags |= IKFlag.ROOT_MOVED
+            flags |= _ROOT
             _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
             _, _, new_x, new_y = _fk(s_new, e_new, a, b, root_x, root_y)
             if _dist2(new_x, new_y, sx, sy) <= _dist2(old_x + root_x, old_y + root_y, sx, sy):
                 s, e = s_new, e_new
                 flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH:
-        if flags & IKFlag.LIMITED_ELBOW and limits.elbow is not None:
+        if flags & _LIM_E and limits.elbow is not None:
             e_clip = min(max(bend * m, limits.elbow[0]), limits.elbow[1])
             span = math.sqrt(a * a + b * b + 2.0 * a * b * math.cos(e_clip))
             k_lo, k_hi = opts.stretch_range
@@ -264,30 +280,50 @@ def solve_single(
                 _, _, new_x, new_y = _fk(s_new, e_new, a * scale, b * scale, 0.0, 0.0)
                 if _dist2(new_x, new_y, sx, sy) < _dist2(old_x, old_y, sx, sy):
                     s, e = s_new, e_new
-                    flags |= (lim_flags & IKFlag.LIMITED_SHOULDER) | IKFlag.STRETCHED
+                    flags |= (lim_flags & _LIM_S) | _STRETCH
                 else:
                     scale = 1.0
 
     ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
-    state = SolverState(direction=(dx, dy), bend=bend, root_offset=(root_x, root_y))
+    error = math.sqrt((end_x - tx) ** 2 + (end_y - ty) ** 2)
+    error_solved = math.sqrt((end_x - sx) ** 2 + (end_y - sy) ** 2)
+    # One buffer, then views: a dozen separate np.array calls would cost more than the solve itself.
+    scalars = [s, e, error, error_solved, raw_d, d, sensitivity, scale]
+    points = [ex, ey, end_x, end_y, tx, ty, sx, sy, root_x, root_y]
+    buf = np.array(scalars + points)
     return TwoBoneResult(
-        shoulder_angle=np.array(s),
-        elbow_angle=np.array(e),
-        elbow=np.array((ex, ey)),
-        end=np.array((end_x, end_y)),
-        target=np.array((tx, ty)),
-        solved_target=np.array((sx, sy)),
-        error=np.array(math.hypot(end_x - tx, end_y - ty)),
-        error_solved=np.array(math.hypot(end_x - sx, end_y - sy)),
-        distance=np.array(raw_d),
-        solved_distance=np.array(d),
-        flags=np.array(flags, dtype=np.uint16),
-        bend=np.array(bend, dtype=np.int8),
-        sensitivity=np.array(sensitivity),
-        root_offset=np.array((root_x, root_y)),
-        stretch=np.array(scale),
-        state=state,
+        shoulder_angle=buf[0, ...],
+        elbow_angle=buf[1, ...],
+        elbow=buf[8:10],
+        end=buf[10:12],
+        target=buf[12:14],
+        solved_target=buf[14:16],
+        error=buf[2, ...],
+        error_solved=buf[3, ...],
+        distance=buf[4, ...],
+        solved_distance=buf[5, ...],
+        flags=_flag_array(flags),
+        bend=_bend_array(bend),
+        sensitivity=buf[6, ...],
+        root_offset=buf[16:18],
+        stretch=buf[7, ...],
+        state=SolverState(direction=(dx, dy), bend=bend, root_offset=(root_x, root_y)),
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _flag_array(flags: int) -> NDArray[np.uint16]:
+    """Shared read-only 0-d flag arrays (only 256 possible values)."""
+    arr = np.array(flags, dtype=np.uint16)
+    arr.setflags(write=False)
+    return arr
+
+
+@functools.lru_cache(maxsize=2)
+def _bend_array(bend: int) -> NDArray[np.int8]:
+    arr = np.array(bend, dtype=np.int8)
+    arr.setflags(write=False)
+    return arr
 
 
 def _dist2(x: float, y: float, tx: float, ty: float) -> float:

@@ -189,6 +189,11 @@ def _frame_bend(bend: int | ArrayLike, n: int) -> int | NDArray[np.int8]:
 def _single_pole(pole: ArrayLike | None) -> tuple[float, float] | None:
     if pole is None:
         return None
+    if isinstance(pole, tuple) and len(pole) == 2:  # the live path: skip numpy
+        px, py = float(pole[0]), float(pole[1])
+        if not (math.isfinite(px) and math.isfinite(py)):
+            raise ValueError("pole must be finite")
+        return px, py
     arr = np.asarray(pole, dtype=np.float64).reshape(-1)
     if arr.shape != (2,) or not np.isfinite(arr).all():
         raise ValueError("pole for a single target must be a finite (2,) point")
