@@ -242,8 +242,9 @@ def prepare_targets(targets: ArrayLike, setup: ChainSetup) -> tuple[FloatArray, 
 
     ``targets`` is (N, 2), or (2,) for one frame. Returns ``(raw (N, 2), solved (N, 2), flags (N,))``.
     The distance is clamped to the reach ring ``[inner, L]`` (a target at or beyond full reach lands
-    exactly on the outer circle, so the error equals the clamped distance) after soft IK (``softness * L`` wide, :func:`solver.soft.soft_distance`). A target
-    exactly on the root with a non-zero inner radius keeps the last non-zero direction.
+    exactly on the outer circle, so the error equals the clamped distance) after soft IK (``softness * L``
+    wide, :func:`solver.soft.soft_distance`). A target exactly on the root with a non-zero inner radius
+    keeps the last non-zero direction.
     """
     raw = np.asarray(targets, dtype=np.float64)
     if raw.shape == (2,):  # one frame (a live preview); the result keeps the frame axis
