@@ -128,9 +128,7 @@ def rotation_matrices(rotation: ArrayLike, rotation_mode: str) -> FloatArray:
     raise ValueError(f"rotation_mode must be one of {ROTATION_MODES}, got {rotation_mode!r}")
 
 
-def compose_matrices(
-    location: ArrayLike, rotation: ArrayLike, scale: ArrayLike, rotation_mode: str
-) -> FloatArray:
+def compose_matrices(location: ArrayLike, rotation: ArrayLike, scale: ArrayLike, rotation_mode: str) -> FloatArray:
     """Local matrices ``T(location) @ R(rotation) @ S(scale)`` ``(N, 4, 4)``, as Blender builds an object's
     ``matrix_basis`` or a pose bone's ``matrix_basis`` from its channels.
 

@@ -58,6 +58,8 @@ def test_transform_and_invert_with_negative_scale() -> None:
     want = np.stack([m[i] @ homogeneous[i] for i in range(10)])[:, :3]
     np.testing.assert_allclose(transform_points(m, p), want, atol=1e-12)
     np.testing.assert_allclose(transform_points(m[0], p[:1]), want[:1], atol=1e-12)
+    one_matrix = np.stack([m[0] @ homogeneous[i] for i in range(10)])[:, :3]
+    np.testing.assert_allclose(transform_points(m[0], p), one_matrix, atol=1e-12)  # one matrix, N points
     np.testing.assert_allclose(invert_matrices(m) @ m, np.broadcast_to(np.eye(4), m.shape), atol=1e-10)
     singular = np.zeros((1, 4, 4))
     assert np.all(np.isnan(invert_matrices(singular)[0, :3, :3]))
@@ -172,9 +174,7 @@ def test_round_trip_in_plane(
     np.testing.assert_allclose(to_shoulder_2d(arm, bases, n), p2, atol=1e-9)
 
 
-def blender_pose(
-    parent_pose: np.ndarray, parent_rest: np.ndarray, rest: np.ndarray, basis: np.ndarray
-) -> np.ndarray:
+def blender_pose(parent_pose: np.ndarray, parent_rest: np.ndarray, rest: np.ndarray, basis: np.ndarray) -> np.ndarray:
     """Blender's pose matrix of a child bone (inherits rotation and scale): pp @ pr^-1 @ r @ basis."""
     return parent_pose @ np.linalg.inv(parent_rest) @ rest @ basis
 
