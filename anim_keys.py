@@ -188,7 +188,7 @@ def read_keys_attribute(fcurve: bpy.types.FCurve, name: str) -> np.ndarray:
     for attr, width, dtype in _KEY_ATTRIBUTES:
         if attr == name:
             n = len(fcurve.keyframe_points)
-            buffer = np.empty(n * width, dtype=dtype)
+            buffer: np.ndarray = np.empty(n * width, dtype=dtype)
             fcurve.keyframe_points.foreach_get(name, buffer)
             return buffer.reshape(n, width) if width > 1 else buffer
     raise KeyError(name)
@@ -216,8 +216,8 @@ def _rebuild(fcurve: bpy.types.FCurve, before: dict[str, np.ndarray], new_co: np
         defaults = _fresh_key_defaults(points[n_before]) if n_new else {}
         keys: dict[str, np.ndarray] = {}
         for name, width, dtype in _KEY_ATTRIBUTES:
-            column = np.empty((n_before + n_new + n_after, width) if width > 1 else n_before + n_new + n_after,
-                              dtype=dtype)
+            total = n_before + n_new + n_after
+            column: np.ndarray = np.empty((total, width) if width > 1 else total, dtype=dtype)
             column[:n_before] = before[name]
             column[n_before + n_new:] = after[name]
             if name in defaults:

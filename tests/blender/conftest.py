@@ -16,6 +16,14 @@ INSTALLATION = harness.install_extension()
 
 import bpy  # noqa: E402  (must follow the isolation done by install_extension)
 
+# What a user sees once the add-on is on: the settings on every object and the main operators.
+EXPECTED_OPERATORS = ("soft_ik_add_chain", "soft_ik_solve", "soft_ik_bake", "soft_ik_clear_bake")
+_missing = [f"pose.{op}" for op in EXPECTED_OPERATORS if f"POSE_OT_{op}" not in dir(bpy.types)]
+if "soft_ik_2d" not in bpy.types.Object.bl_rna.properties:
+    _missing.append("Object.soft_ik_2d")
+if _missing:
+    raise harness.HarnessError(f"{harness.MODULE} enabled but did not register {_missing}")
+
 
 def pytest_report_header() -> list[str]:
     return [
