@@ -44,5 +44,5 @@ def chain_forward_kinematics(angles: ArrayLike, lengths: ArrayLike) -> FloatArra
     lens = np.asarray(lengths, dtype=np.float64)
     steps = np.stack([lens * np.cos(ang), lens * np.sin(ang)], axis=-1)
     pts = np.cumsum(steps, axis=-2)
-    zero = np.zeros(pts.shape[:-2] + (1, 2))
+    zero = np.zeros((*pts.shape[:-2], 1, 2))
     return np.concatenate([zero, pts], axis=-2)
