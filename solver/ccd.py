@@ -184,7 +184,7 @@ def solve_ccd(
       ``'exponential'`` or a :class:`solver.smoothing.TargetFilter`); errors are still measured to the raw
       targets.
     * ``initial_angles`` / ``previous``: warm start of the first frame (``previous`` wins; the result's
-      ``state`` continues a live preview one call at a time).
+      ``state`` continues a live preview one call at a time). Clipped into the limits.
     * ``bend``: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
       two-bone solver's bend sign).
     * ``max_step``: damping, the largest turn of one joint in one sweep (radians); each turn is also kept
