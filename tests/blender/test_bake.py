@@ -233,3 +233,54 @@ def test_user_keys_survive_rebake_is_identical_and_clear_restores(empty_file: bp
         else:
             assert keys == before[channel], channel
     assert bpy.ops.pose.soft_ik_clear_bake() == {"CANCELLED"}  # nothing left to clear
+
+
+@pytest.mark.parametrize("mode", ["XYZ", "QUATERNION", "AXIS_ANGLE"])
+def test_adjacent_bakes_join_without_a_jump(empty_file: bpy.types.Scene, mode: str) -> None:
+    """Baking 1-30 and then 31-60 continues the rotation from the keys before the range: no 2 pi jump
+    (Euler), no sign flip (quaternion), no angle wrap (axis-angle) at the seam."""
+    frames = list(range(1, 61))
+    rig = rigs.build_arm(modes=(mode, mode))
+    target = rigs.circle_target(rig, frames, lambda f: 1.2, lambda f: 2 * 2 * math.pi * f / len(frames))
+    rigs.add_chain(rig, target).softness = 0.0
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    assert rigs.bake(rig, 31, 60) == {"FINISHED"}
+    prop, size = rigs.rotation_prop(mode)
+    for bone in (rig.upper, rig.lower):
+        values = np.array([[rigs.fcurve(rig.armature, rigs.bone_path(bone, prop), i).evaluate(f)
+                            for i in range(size)] for f in frames])
+        steps = np.abs(np.diff(values, axis=0))
+        seam = steps[29]  # between frames 30 and 31
+        assert seam.max() <= 2 * np.delete(steps, 29, axis=0).max(axis=0).max() + 1e-6, (bone, seam)
+    ev = rigs.evaluate(rig, target, frames)
+    assert np.linalg.norm(ev.tip_world - ev.target_world, axis=1).max() < 1e-4 * rig.length
+
+
+def test_changing_strategy_removes_the_old_strategy_keys_in_range(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm(rest_bend_deg=30.0)
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.1, lambda f: 0.1 * f)
+    chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0
+    chain.use_elbow_limit, chain.elbow_max = True, math.radians(60.0)
+    chain.limit_strategy, chain.stretch_min = "STRETCH", 0.5
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    scale = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "scale"), 0)
+    assert scale is not None and len(scale.keyframe_points) == len(FRAMES)
+    chain.limit_strategy = "ACCEPT"
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    scale = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "scale"), 0)
+    assert scale is None or len(scale.keyframe_points) == 0
+    ev = rigs.evaluate(rig, target, FRAMES)
+    assert np.allclose(np.linalg.norm(ev.elbow - ev.shoulder, axis=1), rig.a, atol=1e-5)  # no stale stretch
+
+
+def test_solve_with_insert_keys_keys_only_the_current_frame(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm(modes=("ZXY", "AXIS_ANGLE"))
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.3, lambda f: 0.3 * f)
+    rigs.add_chain(rig, target).softness = 0.0
+    bpy.context.scene.frame_set(9)
+    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
+    for bone, prop in ((rig.upper, "rotation_euler"), (rig.lower, "rotation_axis_angle")):
+        assert rigs.key_frames(rigs.fcurve(rig.armature, rigs.bone_path(bone, prop)))[:, 0].tolist() == [9]
+    ev = rigs.evaluate(rig, target, [9])
+    assert np.linalg.norm(ev.tip_world - ev.target_world) < 1e-4 * rig.length
