@@ -11,7 +11,7 @@ Public API:
 - :func:`fcurve_only_reason` ``(obj, bones=()) -> str | None``: why an object (and the listed bones) cannot take
   the F-curve path, or ``None`` when it can.
 
-Two strategies, chosen per request (``method="AUTO"``):
+Three strategies, chosen per request (``method="AUTO"``):
 
 1. **F-curves** (exact, ~0.2 µs per frame and channel): the object has no parent, constraints, drivers, NLA,
    rigid body or delta transforms, its action is plain (influence 1, replace) and animates only its
@@ -24,7 +24,10 @@ Two strategies, chosen per request (``method="AUTO"``):
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
    ``frame_set`` and read through its own depsgraph.
 
-``method="FCURVES"`` or ``"SCENE"`` forces one strategy (``FCURVES`` raises ``ValueError`` for an ineligible
+3. **User's scene** (exact, as slow as ``frame_set``): for rigid bodies (or children of one), whose motion is a
+   simulation of the user's scene; it is stepped and its frame restored.
+
+``method="FCURVES"``, ``"SCENE"`` or ``"USER"`` forces one strategy (``FCURVES`` raises ``ValueError`` for an ineligible
 request). Nothing is left behind: the temporary scene and action copies are removed (also on error). The
 temporary depsgraph writes animated values back to the original objects, like any frame change, so afterwards
 the user's scene is re-evaluated at its own frame (``frame_set`` to the current frame and subframe): unkeyed
@@ -44,7 +47,7 @@ from . import anim_keys
 from .solver.spaces import compose_matrices
 
 KINDS = ("WORLD", "ARMATURE")
-METHODS = ("AUTO", "FCURVES", "SCENE")
+METHODS = ("AUTO", "FCURVES", "SCENE", "USER")
 _TRANSFORM_PATHS = {
     "location": 3,
     "rotation_euler": 3,
@@ -187,7 +190,7 @@ def sample_world_matrices(
         if bone:
             bones_of[obj].add(bone)
     fast: set[Any] = set()
-    if method != "SCENE":
+    if method in ("AUTO", "FCURVES"):
         remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
         for obj, bones in bones_of.items():
             reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
@@ -198,13 +201,27 @@ def sample_world_matrices(
             elif method == "FCURVES":
                 raise ValueError(f'"{obj.name}" cannot be sampled from F-curves: {reason}')
 
-    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
-    slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast]
+    # Simulations (rigid bodies) are evaluated by the user's scene only: step that one for them.
+    user = {obj for obj in bones_of if method == "USER" or (method == "AUTO" and _simulated(obj))}
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast and obj not in user]
+    user_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in user]
+    slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast and obj not in user]
     if fast_idx:
         _sample_fcurves(context, [parsed[i] for i in fast_idx], frames_arr, out, fast_idx)
     if slow_idx:
         _sample_temp_scene(context, [parsed[i] for i in slow_idx], frames_arr, out, slow_idx)
+    if user_idx:
+        _sample_user_scene(context, [parsed[i] for i in user_idx], frames_arr, out, user_idx)
     return out
+
+
+def _simulated(obj: Any) -> bool:
+    """Whether ``obj`` or an ancestor is a rigid body (its motion comes from the scene's simulation)."""
+    while obj is not None:
+        if getattr(obj, "rigid_body", None) is not None:
+            return True
+        obj = obj.parent
+    return False
 
 
 # --- F-curve path ------------------------------------------------------------------------------------------
@@ -298,39 +315,64 @@ def _sample_fcurves(
 # --- temporary scene path ----------------------------------------------------------------------------------
 
 
+def _step_and_read(
+    step: Any,
+    depsgraph: Any,
+    requests: list[tuple[Any, str | None, str]],
+    frames: np.ndarray,
+    out: np.ndarray,
+    idx: list[int],
+) -> None:
+    """Call ``step(frame, subframe)`` for each frame and read the requests from ``depsgraph``."""
+    objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
+    for f_i, frame in enumerate(frames.tolist()):
+        if not math.isfinite(frame):
+            out[idx, f_i] = np.nan
+            continue
+        whole = math.floor(frame)
+        step(whole, frame - whole)
+        evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
+        for (obj, bone, kind), i in zip(requests, idx, strict=True):
+            ev = evaluated[obj]
+            if bone is None:
+                out[i, f_i] = ev.matrix_world
+            elif kind == "ARMATURE":
+                out[i, f_i] = ev.pose.bones[bone].matrix
+            else:
+                # Multiply in float64: mathutils would round the product to float32.
+                out[i, f_i] = np.array(ev.matrix_world) @ np.array(ev.pose.bones[bone].matrix)
+
+
 def _sample_temp_scene(
     context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
 ) -> None:
     scene = context.scene
     user_frame, user_subframe = scene.frame_current, scene.frame_subframe
-    objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
     tmp = bpy.data.scenes.new(".soft_ik_sampling")
     try:
         tmp.render.fps = scene.render.fps
         tmp.render.fps_base = scene.render.fps_base
         tmp.render.frame_map_old = scene.render.frame_map_old
         tmp.render.frame_map_new = scene.render.frame_map_new
-        for obj in objects:
+        for obj in dict.fromkeys(obj for obj, _b, _k in requests):
             tmp.collection.objects.link(obj)
         with context.temp_override(scene=tmp, view_layer=tmp.view_layers[0]):
             depsgraph = context.evaluated_depsgraph_get()
-        for f_i, frame in enumerate(frames.tolist()):
-            if not math.isfinite(frame):
-                out[idx, f_i] = np.nan
-                continue
-            whole = math.floor(frame)
-            tmp.frame_set(whole, subframe=frame - whole)
-            evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
-            for (obj, bone, kind), i in zip(requests, idx, strict=True):
-                ev = evaluated[obj]
-                if bone is None:
-                    out[i, f_i] = ev.matrix_world
-                elif kind == "ARMATURE":
-                    out[i, f_i] = ev.pose.bones[bone].matrix
-                else:
-                    # Multiply in float64: mathutils would round the product to float32.
-                    out[i, f_i] = np.array(ev.matrix_world) @ np.array(ev.pose.bones[bone].matrix)
+        _step_and_read(lambda f, sub: tmp.frame_set(f, subframe=sub), depsgraph, requests, frames, out, idx)
     finally:
         bpy.data.scenes.remove(tmp)
         # The temporary depsgraph flushed its last frame into the original objects: re-evaluate the user's.
+        scene.frame_set(user_frame, subframe=user_subframe)
+
+
+def _sample_user_scene(
+    context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+) -> None:
+    """Step the user's own scene (simulations such as rigid bodies live there), then restore its frame."""
+    scene = context.scene
+    user_frame, user_subframe = scene.frame_current, scene.frame_subframe
+    try:
+        depsgraph = context.evaluated_depsgraph_get()
+        _step_and_read(lambda f, sub: scene.frame_set(f, subframe=sub), depsgraph, requests, frames, out, idx)
+    finally:
         scene.frame_set(user_frame, subframe=user_subframe)

@@ -342,3 +342,26 @@ def test_shoulder_space_contract_against_blender_pose(scene: bpy.types.Scene) ->
             )
             elbow, hand = fk.forward_kinematics(rest_shoulder + du, rest_elbow + dl, a, b)
             np.testing.assert_allclose(got, np.stack([elbow, hand]), atol=2e-5, err_msg=f"{mode} frame {f}")
+
+
+def test_rigid_body_is_sampled_from_the_users_simulation(scene: bpy.types.Scene) -> None:
+    bpy.ops.mesh.primitive_cube_add(location=(0.0, 0.0, 3.0), rotation=(0.3, 0.2, 0.1))
+    cube = bpy.context.active_object
+    bpy.ops.rigidbody.object_add()
+    bpy.ops.mesh.primitive_plane_add(size=10.0)
+    bpy.ops.rigidbody.object_add(type="PASSIVE")
+    rider = empty("rider")
+    rider.parent = cube
+    rider.location = (0.0, 0.0, 1.0)
+    frames = np.arange(1, 41, dtype=np.float64)
+    truth = np.empty((2, frames.size, 4, 4))
+    for f_i, frame in enumerate(frames):
+        scene.frame_set(int(frame))
+        truth[:, f_i] = [np.array(cube.matrix_world), np.array(rider.matrix_world)]
+    assert np.ptp(truth[0, :, 2, 3]) > 1.0  # it fell
+    scene.frame_set(1)
+    counts = data_counts()
+    got = sampling.sample_world_matrices(bpy.context, [(cube, None), (rider, None)], frames)
+    np.testing.assert_allclose(got, truth, atol=1e-5)
+    assert scene.frame_current == 1
+    assert data_counts() == counts
