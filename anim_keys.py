@@ -2,7 +2,8 @@
 
 Every function takes the animated ID (an object, usually) and works on the action slot that ID actually plays,
 so keys written here are the keys Blender evaluates. Keys are written in bulk (``keyframe_points.add`` +
-``foreach_set``): 100k frames take a few tens of milliseconds.
+``foreach_set``): 100k keys take ~50-80 ms on a curve with no keys outside the range, ~0.1-0.2 s when keys
+outside it are kept (measured on 4.2, 4.5, 5.0; 1.2-1.9x and 3.4-5.2x a bare ``add`` + ``foreach_set("co")``).
 
 The guarantee :func:`write_keys` and :func:`remove_keys` give: keys whose frame lies outside ``[start, end]``
 keep every attribute bit for bit (position, both handles and their types, interpolation, easing, key type,
