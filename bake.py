@@ -87,8 +87,25 @@ def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: 
                      want(rig.chain.pole) if rig.chain.pole is not None else None))
     matrices = sampling.sample_world_matrices(context, requests, frames)
     return [ChainSamples(armature=matrices[a], target=matrices[t],
-                         parent=None if p is None else matrices[p], pole=None if q is None else matrices[q])
-            for a, t, p, q in plan]
+                         parent=None if p is None else matrices[p], pole=None if q is None else matrices[q],
+                         upper_location=upper_location(rig, frames))
+            for rig, (a, t, p, q) in zip(rigs, plan, strict=True)]
+
+
+def upper_location(rig: ChainRig, frames: np.ndarray) -> np.ndarray | None:
+    """The upper bone's own pose location over the frames (None when it is zero and unanimated, or when the
+    chain's Move Root strategy owns that channel)."""
+    if rig.chain.limit_strategy == "MOVE_ROOT":
+        return None
+    name = rig.bone_names[0]
+    static = np.array(rig.armature.pose.bones[name].location, dtype=np.float64)
+    curves = [anim_keys.find_fcurve(rig.armature, bone_path(name, "location"), i) for i in range(3)]
+    if all(fc is None for fc in curves) and not static.any():
+        return None
+    out = np.empty((len(frames), 3))
+    for i, fc in enumerate(curves):
+        out[:, i] = static[i] if fc is None else [fc.evaluate(f) for f in frames]
+    return out
 
 
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
@@ -139,9 +156,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     # Channels a previous bake owned but this one does not (e.g. the strategy changed): clear them in range
     # too, or stale scale/location keys would keep acting.
     for path, index in set(recorded_channels(rig.chain)) - set(channels):
-        fc = anim_keys.find_fcurve(obj, path, index)
-        if fc is not None:
-            anim_keys.remove_keys(fc, start, end)
+        _remove_owned_keys(obj, path, index, start, end)
 
     def put(bone: str, prop: str, values: np.ndarray) -> None:
         values = values.reshape(len(sol.frames), -1)[keep]
@@ -169,6 +184,26 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     anim_keys.write_keys(fc, frames, sol.flags[keep].astype(np.float64), start=start, end=end,
                          interpolation="CONSTANT")
     _record_owned(rig.chain, channels)
+
+
+REST_VALUES = {"location": 0.0, "scale": 1.0, "rotation_euler": 0.0, "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
+               "rotation_quaternion": (1.0, 0.0, 0.0, 0.0)}
+
+
+def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int, end: int) -> int:
+    """Remove a bake's keys in range; a curve left empty is removed and its channel goes back to rest, or
+    the last baked value (say a stretch) would stay in the pose and be saved with the file."""
+    fc = anim_keys.find_fcurve(obj, path, index)
+    if fc is None:
+        return 0
+    anim_keys.remove_keys(fc, start, end)
+    if len(fc.keyframe_points) == 0:
+        anim_keys.remove_fcurve(fc)
+        owner_path, _, prop = path.rpartition(".")
+        if prop in REST_VALUES:
+            rest = REST_VALUES[prop]
+            getattr(obj.path_resolve(owner_path), prop)[index] = rest if isinstance(rest, float) else rest[index]
+    return 1
 
 
 def _previous_rotation(obj: bpy.types.Object, bone: str, prop: str, start: int) -> np.ndarray | None:
@@ -229,10 +264,7 @@ def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGr
         if chain.bake_end < chain.bake_start:
             continue
         for path, index in recorded_channels(chain):
-            fc = anim_keys.find_fcurve(armature, path, index)
-            if fc is not None:
-                anim_keys.remove_keys(fc, chain.bake_start, chain.bake_end)
-                touched += 1
+            touched += _remove_owned_keys(armature, path, index, chain.bake_start, chain.bake_end)
         chain.bake_end = chain.bake_start - 1
         chain.worst_frames.clear()
         chain["baked_channels"] = ""

@@ -29,6 +29,7 @@ class ChainSamples:
     target: np.ndarray
     parent: np.ndarray | None  # world matrix of the upper bone's parent pose bone
     pole: np.ndarray | None
+    upper_location: np.ndarray | None = None  # (N, 3) the upper bone's own pose location, when not ours
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,14 @@ def _forward_fill(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return values[idx]
 
 
+# Blender clamps an infinite key value to the float32 maximum: treat such magnitudes as non-finite too.
+NON_FINITE = 1e30
+
+
 def _finite_rows(m: np.ndarray | None) -> np.ndarray | bool:
     if m is None:
         return True
-    return np.isfinite(m.reshape(len(m), -1)).all(axis=1)
+    return (np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1)
 
 
 def _limits(rig: ChainRig) -> object | None:
@@ -138,6 +143,10 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     else:
         parent_arm = arm_inv @ _forward_fill(samples.parent, valid)
         base = parent_arm @ rig.parent_to_upper
+    if samples.upper_location is not None:
+        # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
+        base = np.array(base)
+        base[:, :3, 3] += np.einsum("nij,nj->ni", base[:, :3, :3], _forward_fill(samples.upper_location, valid))
     axes = axes_2d(rig)
 
     def to_2d(world: np.ndarray) -> np.ndarray:

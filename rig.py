@@ -105,7 +105,8 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     seg_len = np.linalg.norm(seg, axis=1)
     scale = float(seg_len.sum())
     for name, length in zip(names, seg_len, strict=True):
-        if length <= 1e-9 * max(scale, 1e-9):
+        # Rest positions are float32: anything below the plane tolerance is a zero-length segment.
+        if length <= PLANE_TOLERANCE * max(scale, 1e-9):
             raise ChainError(f"{label}: bone '{name}' has zero length (head and tail, or head and the next "
                              "bone's head, coincide)")
 

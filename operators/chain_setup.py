@@ -89,10 +89,13 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
             if self.target_space == "CHARACTER":
                 chain.target.parent = armature
                 chain.target.matrix_parent_inverse = armature.matrix_world.inverted()
-        if self.target_space == "OBJECT" and chain.target.parent is not None:
-            chain.space_object = chain.target.parent
-            if chain.target.parent_type == "BONE":
-                chain.space_bone = chain.target.parent_bone
+        # Take the space object/bone from the target's parenting, so a correctly parented target just works.
+        parent = chain.target.parent
+        bone = chain.target.parent_bone if parent is not None and chain.target.parent_type == "BONE" else ""
+        if self.target_space == "OBJECT" and parent is not None:
+            chain.space_object, chain.space_bone = parent, bone
+        elif self.target_space == "CHARACTER" and parent == armature:
+            chain.space_bone = bone
         settings.active_chain_index = len(settings.chains) - 1
         self.report({"INFO"}, f"Added chain '{chain.name}' ({' > '.join(rig.bone_names)}) reaching for "
                     f"'{chain.target.name}'")
