@@ -45,7 +45,7 @@ def _joint_positions(
 def ccd_frame(
     angles: Sequence[float], tx: float, ty: float, lengths: Sequence[float],
     lower: Sequence[float], upper: Sequence[float], *, tolerance: float, sweep_tolerance: float,
-    max_iterations: int, max_step: float,
+    max_iterations: int, max_step: float, inverse_reach: Sequence[float] | None = None,
 ) -> tuple[list[float], int]:
     """Solve one frame by CCD from the warm start ``angles``; returns ``(angles, sweeps used)``.
 
@@ -57,13 +57,15 @@ def ccd_frame(
     the tip is within ``tolerance`` (length units), or within ``sweep_tolerance`` after at least one sweep
     (the polish finishes the frame), after ``max_iterations`` sweeps, when a sweep gains less than
     ``STALL_FRACTION * tolerance`` (a limit blocks the chain), or after ``SLOW_SWEEPS`` sweeps in a row
-    that each removed less than 2 % of the error (the crawl near full extension).
+    that each removed less than 2 % of the error (the crawl near full extension). ``inverse_reach``:
+    ``1 / reach`` per joint, precomputed by the frame loop (computed here when omitted).
     """
     ang = list(angles)
     n = len(ang)
     px = [0.0] * n
     py = [0.0] * n
-    reach = [math.fsum(lengths[i:]) for i in range(n)]
+    if inverse_reach is None:
+        inverse_reach = [1.0 / math.fsum(lengths[i:]) for i in range(n)]
     cos = math.cos
     sin = math.sin
     atan2 = math.atan2
@@ -99,7 +101,7 @@ def ccd_frame(
             vx = tx - jx
             vy = ty - jy
             turn = atan2(ux * vy - uy * vx, ux * vx + uy * vy)
-            cap = reach_cap / reach[i]
+            cap = reach_cap * inverse_reach[i]
             if cap > max_step:
                 cap = max_step
             if turn > cap:
@@ -128,11 +130,12 @@ def make_ccd_kernel(setup: ChainSetup, max_step: float) -> FrameKernel:
     tol = setup.tolerance
     coarse = setup.sweep_tolerance
     cap = setup.max_iterations
+    inverse_reach = [1.0 / math.fsum(lens[i:]) for i in range(len(lens))]
 
     def kernel(warm: list[float], tx: float, ty: float) -> tuple[list[float], int]:
         return ccd_frame(
             warm, tx, ty, lens, lower, upper, tolerance=tol, sweep_tolerance=coarse, max_iterations=cap,
-            max_step=max_step,
+            max_step=max_step, inverse_reach=inverse_reach,
         )
 
     return kernel
