@@ -183,6 +183,36 @@ def _smoothed_root(raw: tuple[float, float], opts: Options, prev: SolverState | 
     )
 
 
+def _stretch_factor(d: float, elbow: float, a: float, b: float, lo: float, hi: float) -> float:
+    span = math.sqrt(a * a + b * b + 2.0 * a * b * math.cos(elbow))
+    ratio = d / span if span > 0.0 else hi
+    return min(max(ratio, lo), hi)
+
+
+def _stretch_candidates(sx: float, sy: float, d: float, bend: int, opts: Options) -> list[float]:
+    """Mirror of :func:`solver.two_bone.stretch_candidates` for one frame (same order)."""
+    assert opts.limits is not None
+    a, b = opts.a, opts.b
+    lo, hi = opts.stretch_range
+    e_lo, e_hi = _aim_range(opts.limits, bend)
+    cands = [_stretch_factor(d, e_lo, a, b, lo, hi), _stretch_factor(d, e_hi, a, b, lo, hi)]
+    if opts.limits.shoulder is not None:
+        d2 = d * d
+        for s_bound in opts.limits.shoulder:
+            p = sx * math.cos(s_bound) + sy * math.sin(s_bound)
+            disc = a * a * p * p - d2 * (a * a - b * b)
+            root = math.sqrt(max(disc, 0.0))
+            w1 = (a * p + root) / d2
+            w2 = (a * p - root) / d2
+            k1 = 1.0 / w1 if w1 > 0.0 else math.inf
+            k2 = 1.0 / w2 if w2 > 0.0 else math.inf
+            k = k2 if abs(k2 - 1.0) < abs(k1 - 1.0) else k1
+            if disc < 0.0 or math.isinf(k):
+                k = 1.0
+            cands.append(min(max(k, lo), hi))
+    return cands
+
+
 def _cap(x: float, y: float, cap: float) -> tuple[float, float]:
     norm = math.sqrt(x * x + y * y)
     if norm > cap:
@@ -267,22 +297,19 @@ def solve_single(
             if _dist2(new_x, new_y, sx, sy) <= _dist2(old_x + root_x, old_y + root_y, sx, sy):
                 s, e = s_new, e_new
                 flags |= lim_flags
-    elif limits is not None and opts.strategy is Strategy.STRETCH:
-        if flags & _LIM_E and limits.elbow is not None:
-            e_clip = min(max(bend * m, limits.elbow[0]), limits.elbow[1])
-            span = math.sqrt(a * a + b * b + 2.0 * a * b * math.cos(e_clip))
-            k_lo, k_hi = opts.stretch_range
-            ratio = d / span if span > 0.0 else k_hi
-            scale = min(max(ratio, k_lo), k_hi)
-            if scale != 1.0:
-                s_new, e_new, lim_flags = _solve_point(sx, sy, (dx, dy), a * scale, b * scale, bend, opts)
-                _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
-                _, _, new_x, new_y = _fk(s_new, e_new, a * scale, b * scale, 0.0, 0.0)
-                if _dist2(new_x, new_y, sx, sy) < _dist2(old_x, old_y, sx, sy):
-                    s, e = s_new, e_new
-                    flags |= (lim_flags & _LIM_S) | _STRETCH
-                else:
-                    scale = 1.0
+    elif limits is not None and opts.strategy is Strategy.STRETCH and flags & _LIMITED:
+        tol = 1e-9 * total
+        _, _, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
+        best = math.sqrt(_dist2(end_x, end_y, sx, sy))
+        chosen = 0
+        for k in _stretch_candidates(sx, sy, d, bend, opts):
+            s_new, e_new, lim_flags = _solve_point(sx, sy, (dx, dy), a * k, b * k, bend, opts)
+            _, _, end_x, end_y = _fk(s_new, e_new, a * k, b * k, 0.0, 0.0)
+            err = math.sqrt(_dist2(end_x, end_y, sx, sy))
+            if err < best - tol or (err <= best + tol and abs(k - 1.0) < abs(scale - 1.0)):
+                best, s, e, scale, chosen = err, s_new, e_new, k, lim_flags
+        if scale != 1.0:
+            flags |= chosen | _STRETCH
 
     ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
     error = math.sqrt((end_x - tx) ** 2 + (end_y - ty) ** 2)

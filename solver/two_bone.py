@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _scalar
-from .limits import JointLimits, Strategy, apply_limits, smooth_root_offset, wrap_pi
+from .limits import JointLimits, Strategy, apply_limits, elbow_aim_range, smooth_root_offset, wrap_pi
 from .options import Options, clamp_bounds, resolve_options
 from .result import IKFlag, SolverState, TwoBoneResult
 from .sensitivity import sensitivity_from_products, soft_chain_factor
@@ -554,42 +554,87 @@ def stretch_factor(
     return np.asarray(np.clip(ratio, k_lo, k_hi))
 
 
+def stretch_candidates(
+    solved_x: FloatArray,
+    solved_y: FloatArray,
+    solved_distance: FloatArray,
+    bend: NDArray[np.int8],
+    a: float,
+    b: float,
+    limits: JointLimits,
+    stretch_range: tuple[float, float],
+) -> list[FloatArray]:
+    """Bone scale factors worth trying on limited frames, each clipped to ``stretch_range``.
+
+    - Elbow at each bound of its allowed range: the chain then spans ``D(e)``, so ``k = d / D(e)``
+      (:func:`stretch_factor`).
+    - Shoulder at each bound ``s``: the scaled tip ``k (a u + b v)`` meets the target when ``T / k`` is at
+      distance ``b`` from ``a u`` (u = (cos s, sin s)): ``w^2 d^2 - 2 w a (T.u) + a^2 - b^2 = 0`` with
+      ``w = 1/k``; the positive root nearest to 1 (none real: 1).
+    """
+    cands: list[FloatArray] = []
+    e_lo, e_hi = elbow_aim_range(limits, bend)
+    for e_bound in (e_lo, e_hi):
+        cands.append(stretch_factor(solved_distance, e_bound, a, b, stretch_range))
+    if limits.shoulder is not None:
+        d2 = solved_distance * solved_distance
+        for s_bound in limits.shoulder:
+            p = solved_x * math.cos(s_bound) + solved_y * math.sin(s_bound)
+            disc = a * a * p * p - d2 * (a * a - b * b)
+            root = np.sqrt(np.maximum(disc, 0.0))
+            w1 = (a * p + root) / d2
+            w2 = (a * p - root) / d2
+            k1 = np.where(w1 > 0.0, 1.0 / np.where(w1 > 0.0, w1, 1.0), np.inf)
+            k2 = np.where(w2 > 0.0, 1.0 / np.where(w2 > 0.0, w2, 1.0), np.inf)
+            k = np.where(np.abs(k2 - 1.0) < np.abs(k1 - 1.0), k2, k1)
+            k = np.where((disc < 0.0) | np.isinf(k), 1.0, k)
+            cands.append(np.clip(k, *stretch_range))
+    return cands
+
+
 def _stretch(out: _Frames, opts: Options) -> FloatArray:
     n = out.shoulder.shape[0]
     scale = np.ones(n)
-    limited = np.flatnonzero(out.flags & _F_LIM_E)
-    if limited.size == 0 or opts.limits is None or opts.limits.elbow is None:
+    limited = np.flatnonzero(out.flags & (_F_LIM_S | _F_LIM_E))
+    if limited.size == 0 or opts.limits is None:
         return scale
-    elo, ehi = opts.limits.elbow
+    a, b = opts.a, opts.b
     for start in range(0, limited.size, BLOCK):
         idx = limited[start : start + BLOCK]
-        d = out.solved_distance[idx]
-        m, _ = _angles(d, opts.a, opts.b)
-        e_clip = np.clip(out.bend[idx].astype(np.float64) * m, elo, ehi)
-        k = stretch_factor(d, e_clip, opts.a, opts.b, opts.stretch_range)
-        act = k != 1.0
-        idx = idx[act]
-        k = k[act]
-        if idx.size == 0:
-            continue
-        ka = opts.a * k
-        kb = opts.b * k
         sx = out.solved[idx, 0]
         sy = out.solved[idx, 1]
-        s, e, lim_s, _ = _resolve(sx, sy, out.directions(idx), ka, kb, out.bend[idx], opts)
-        ex, ey, end_x, end_y = _fk(s, e, ka, kb, 0.0, 0.0)
-        # Keep the stretch only where it brings the tip closer than accepting the error.
-        old = _dist2(out.end[idx, 0], out.end[idx, 1], sx, sy)
-        better = _dist2(end_x, end_y, sx, sy) < old
-        idx = idx[better]
-        out.shoulder[idx] = s[better]
-        out.elbow_angle[idx] = e[better]
-        out.elbow[idx, 0] = ex[better]
-        out.elbow[idx, 1] = ey[better]
-        out.end[idx, 0] = end_x[better]
-        out.end[idx, 1] = end_y[better]
-        out.flags[idx] |= _F_STRETCH | np.where(lim_s[better], _F_LIM_S, 0).astype(np.uint16)
-        scale[idx] = k[better]
+        bend = out.bend[idx]
+        directions = out.directions(idx)
+        tol = 1e-9 * opts.total
+        best_err = np.sqrt(_dist2(out.end[idx, 0], out.end[idx, 1], sx, sy))
+        best_k = np.ones(idx.size)
+        best_s = out.shoulder[idx]
+        best_e = out.elbow_angle[idx]
+        best_lim = np.zeros(idx.size, dtype=np.uint16)
+        for k in stretch_candidates(sx, sy, out.solved_distance[idx], bend, a, b, opts.limits, opts.stretch_range):
+            s, e, lim_s, lim_e = _resolve(sx, sy, directions, a * k, b * k, bend, opts)
+            _, _, end_x, end_y = _fk(s, e, a * k, b * k, 0.0, 0.0)
+            err = np.sqrt(_dist2(end_x, end_y, sx, sy))
+            # Closer by more than rounding, or as close with less stretch: accepting the error wins ties.
+            better = (err < best_err - tol) | ((err <= best_err + tol) & (np.abs(k - 1.0) < np.abs(best_k - 1.0)))
+            best_err = np.where(better, err, best_err)
+            best_k = np.where(better, k, best_k)
+            best_s = np.where(better, s, best_s)
+            best_e = np.where(better, e, best_e)
+            cand_lim = np.where(lim_s, _F_LIM_S, 0) | np.where(lim_e, _F_LIM_E, 0)
+            best_lim = np.where(better, cand_lim, best_lim).astype(np.uint16)
+        k_best = best_k
+        s, e = best_s, best_e
+        ex, ey, end_x, end_y = _fk(s, e, a * k_best, b * k_best, 0.0, 0.0)
+        stretched = k_best != 1.0
+        out.shoulder[idx] = s
+        out.elbow_angle[idx] = e
+        out.elbow[idx, 0] = ex
+        out.elbow[idx, 1] = ey
+        out.end[idx, 0] = end_x
+        out.end[idx, 1] = end_y
+        out.flags[idx] |= np.where(stretched, best_lim | _F_STRETCH, 0).astype(np.uint16)
+        scale[idx] = k_best
     return scale
 
 

@@ -153,3 +153,22 @@ def test_limits_are_validated() -> None:
         JointLimits(shoulder=(0.0, math.inf))
     with pytest.raises(ValueError):
         solve_two_bone(np.zeros((1, 2)), A, B, strategy="teleport")
+
+
+def test_stretch_also_answers_a_shoulder_limit_when_a_scale_can_reach() -> None:
+    # Shoulder stuck at 0: the target (200 at 0.5 rad) lies inside the lower bone's circle around the elbow,
+    # so only shorter bones reach it. Closed form: |T/k - a u| = b with u = (1, 0).
+    limits = JointLimits(shoulder=(0.0, 0.3))
+    target = 200.0 * np.array([[math.cos(0.5), math.sin(0.5)]])
+    p, d = target[0, 0], 200.0
+    w = (A * p + math.sqrt(A * A * p * p - d * d * (A * A - B * B))) / (d * d)
+    res = solve_two_bone(target, A, B, limits=limits, strategy="stretch", stretch_range=(0.8, 1.1))
+    assert res.stretch[0] == pytest.approx(1.0 / w, rel=1e-9)
+    assert res.error[0] <= 1e-9 * L
+    assert res.shoulder_angle[0] == 0.0
+    assert res.flags[0] & IKFlag.STRETCHED and res.flags[0] & IKFlag.LIMITED_SHOULDER
+    # Within the default +-10% it cannot reach: the factor stops at 0.9 and still beats accepting the error.
+    default = solve_two_bone(target, A, B, limits=limits, strategy="stretch")
+    accept = solve_two_bone(target, A, B, limits=limits)
+    assert default.stretch[0] == pytest.approx(0.9)
+    assert 0 < default.error[0] < accept.error[0]

@@ -71,7 +71,7 @@ def _near_a_limit(res: object, limits: JointLimits | None) -> bool:
     return any(abs(math.remainder(x - bound, 2 * math.pi)) < 1e-9 for x, bound in angles)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(single_cases())
 def test_single_target_agrees_with_the_vectorized_path(case: tuple) -> None:
     a, b, target, options = case

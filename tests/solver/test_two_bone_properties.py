@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from solver import IKFlag, JointLimits, forward_kinematics, solve_two_bone
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
