@@ -21,6 +21,7 @@ solves.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +60,8 @@ _cache: dict[tuple[str, str], ChainPreview] = {}
 _posed_armatures: set[str] = set()
 _busy = False
 _setting_names: tuple[str, ...] | None = None
-# Number of solves run by the handlers; read by tests and the benchmark.
-stats = {"solves": 0, "poses": 0}
+# Solves and pose writes done by the handlers, and the time spent in them; read by tests and the benchmark.
+stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0}
 
 
 def preview_of(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainPreview | None:
@@ -204,8 +205,28 @@ def _is_user_scene(scene: bpy.types.Scene) -> bool:
     return wm is not None and any(win.scene == scene for win in wm.windows)
 
 
-def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
-    """Bring every previewed chain (and the active chain's overlay data) up to date with the current state."""
+def _lineage(obj: bpy.types.Object | None) -> list[str]:
+    names = []
+    while obj is not None:
+        names.append(obj.name)
+        obj = obj.parent
+    return names
+
+
+def _concerns(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, updated: set[str]) -> bool:
+    """Whether an update of the datablocks named ``updated`` can change the chain's solve or pose."""
+    if armature.name in updated or armature.data.name in updated:
+        return True
+    related = [*_lineage(chain.target), *_lineage(chain.pole), *_lineage(chain.space_object)]
+    return any(name in updated for name in related)
+
+
+def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set[str] | None = None) -> None:
+    """Bring every previewed chain (and the active chain's overlay data) up to date with the current state.
+
+    ``updated``: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
+    among them are skipped (None, as after a frame change: check every chain).
+    """
     active = bpy.context.view_layer.objects.active if bpy.context.view_layer is not None else None
     for armature in scene.objects:
         if armature.type != "ARMATURE":
@@ -221,28 +242,34 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
         else:
             continue
         for chain in chains:
+            if updated is not None and (armature.name, chain.name) in _cache \
+                    and not _concerns(armature, chain, updated):
+                continue
             _update_chain(armature, chain, depsgraph, scene, pose=live)
 
 
-def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None) -> None:
+def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame_changed: bool) -> None:
     global _busy
     if _busy or depsgraph is None or not _is_user_scene(scene):
         return
     _busy = True
+    start = time.perf_counter()
     try:
-        refresh(scene, depsgraph)
+        updated = None if frame_changed else {u.id.name for u in depsgraph.updates}
+        refresh(scene, depsgraph, updated)
     finally:
         _busy = False
+        stats["seconds"] += time.perf_counter() - start
 
 
 @persistent
 def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
-    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=False)
 
 
 @persistent
 def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
-    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get())
+    _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=True)
 
 
 @persistent

@@ -247,3 +247,27 @@ def test_enable_disable_leaves_no_handler_behind(arm_with_target) -> None:  # ty
     target_at(again, bpy.data.objects["Target"], 1.3, 2.2)
     bpy.context.view_layer.update()
     assert tip_miss(again, current_state(again, bpy.data.objects["Target"])) < 1e-4 * again.length
+
+
+def test_unrelated_updates_skip_the_solve_but_the_targets_parent_counts(arm_with_target) -> None:  # type: ignore[no-untyped-def]
+    rig, target = arm_with_target
+    stats = live_preview().stats
+    rig.armature.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    other = rigs.new_empty("Unrelated")
+    carrier = rigs.new_empty("Carrier")
+    bpy.context.view_layer.update()
+    world = target.matrix_world.copy()
+    target.parent = carrier
+    target.matrix_world = world
+    bpy.context.view_layer.update()
+    solves = stats["solves"]
+    other.location = (3.0, 1.0, 2.0)
+    bpy.context.view_layer.update()
+    assert stats["solves"] == solves
+    u, v, _n = rigs.plane_axes(rig.plane)
+    in_plane = np.array(rig.armature.matrix_world)[:3, :3] @ (0.2 * u - 0.3 * v)
+    carrier.location = in_plane.tolist()  # moves the target through its parent, staying in the rig's plane
+    bpy.context.view_layer.update()
+    assert stats["solves"] == solves + 1
+    assert tip_miss(rig, current_state(rig, target)) < 1e-4 * rig.length

@@ -1,0 +1,161 @@
+"""Benchmark the live preview: cost per chain per update, against the 1 ms budget and the update itself.
+
+Run: ``.venvs/bpy-5.0/bin/python benchmarks/bench_live_preview.py [chains] [updates]`` (default 4 chains, 300
+updates); the extension is built and installed first (``tests/blender/harness.py``) and the installed copy is
+measured. One armature holds ``chains`` two-bone arms, each reaching for its own Empty.
+
+Printed, all measured in this run:
+- drag: every target moves, then ``view_layer.update()`` (depsgraph handler solves and poses every chain),
+  with live preview off (baseline: Blender's own update) and on; the difference per chain per update;
+- scrub: ``scene.frame_set`` with keyed targets, off and on;
+- handler only: ``live_preview.refresh`` timed directly (solve + pose, and the idle check when nothing moved).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET_US = 1000.0
+
+
+def load_harness() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("harness", ROOT / "tests" / "blender" / "harness.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["harness"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = load_harness()
+harness.install_extension()  # before the first ``import bpy``
+
+import bpy  # noqa: E402
+
+live_preview = harness.package("live_preview")
+
+
+def build(chains: int, keyed_frames: int) -> tuple[bpy.types.Object, list[bpy.types.Object]]:
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    arm = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones
+    root = eb.new("root")
+    root.head, root.tail = (0, 0, 0), (0, 0, 0.5)
+    for i in range(chains):
+        z = 0.5 + 0.2 * i
+        upper = eb.new(f"upper{i}")
+        upper.head, upper.tail, upper.parent = (0, 0, z), (1, 0, z - 0.1), root
+        lower = eb.new(f"lower{i}")
+        lower.head, lower.tail, lower.parent, lower.use_connect = (1, 0, z - 0.1), (1.8, 0, z), upper, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    arm.location, arm.rotation_euler, arm.scale = (0.3, -0.2, 0.1), (0.1, 0.2, 0.3), (1.2, 1.2, 1.2)
+    settings = arm.soft_ik_2d
+    settings.plane = "XZ"
+    targets = []
+    for i in range(chains):
+        target = bpy.data.objects.new(f"target{i}", None)
+        scene.collection.objects.link(target)
+        for f in range(1, keyed_frames + 1, 5):
+            target.location = (1.5 * math.cos(0.1 * f + i), 0.0, 1.0 + 1.5 * math.sin(0.13 * f + i))
+            target.keyframe_insert("location", frame=f)
+        chain = settings.chains.add()
+        chain.name, chain.upper_bone, chain.lower_bone, chain.target = f"arm{i}", f"upper{i}", f"lower{i}", target
+        targets.append(target)
+    settings.show_overlay = False  # measure the preview alone
+    scene.frame_set(1)
+    return arm, targets
+
+
+def drag(targets: list[bpy.types.Object], updates: int) -> float:
+    """Seconds per update: move every target, re-evaluate."""
+    view_layer = bpy.context.view_layer
+    start = time.perf_counter()
+    for k in range(updates):
+        for i, t in enumerate(targets):
+            t.location = (1.4 * math.cos(0.05 * k + i), 0.0, 1.0 + 1.4 * math.sin(0.07 * k + i))
+        view_layer.update()
+    return (time.perf_counter() - start) / updates
+
+
+def scrub(frames: int) -> float:
+    scene = bpy.context.scene
+    start = time.perf_counter()
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+    return (time.perf_counter() - start) / frames
+
+
+def handler_only(arm: bpy.types.Object, targets: list[bpy.types.Object], updates: int) -> tuple[float, float]:
+    """(solve + pose, idle check) seconds per call of ``live_preview.refresh``."""
+    scene, view_layer = bpy.context.scene, bpy.context.view_layer
+    busy = 0.0
+    for k in range(updates):
+        for i, t in enumerate(targets):
+            t.location = (1.3 * math.cos(0.03 * k + i), 0.0, 1.0 + 1.3 * math.sin(0.05 * k + i))
+        arm.soft_ik_2d.live_preview = False
+        view_layer.update()  # evaluates the moved targets (handler idle: preview off)
+        arm.soft_ik_2d.live_preview = True
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        start = time.perf_counter()
+        live_preview.refresh(scene, depsgraph)
+        busy += time.perf_counter() - start
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    start = time.perf_counter()
+    for _ in range(updates):
+        live_preview.refresh(scene, depsgraph)
+    idle = (time.perf_counter() - start) / updates
+    return busy / updates, idle
+
+
+def main() -> None:
+    chains = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+    updates = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    arm, targets = build(chains, keyed_frames=updates)
+    print(f"Blender {bpy.app.version_string}: {chains} chains, {updates} updates; budget {BUDGET_US:.0f} µs "
+          "per chain per update")
+
+    drag(targets, 20)  # warm-up
+    off = min(drag(targets, updates) for _ in range(3))
+    arm.soft_ik_2d.live_preview = True
+    drag(targets, 20)
+    solves, seconds = live_preview.stats["solves"], live_preview.stats["seconds"]
+    on = min(drag(targets, updates) for _ in range(3))
+    assert live_preview.stats["solves"] - solves == 3 * updates * chains, "the preview did not solve every update"
+    inside = (live_preview.stats["seconds"] - seconds) / (3 * updates * chains) * 1e6
+    per_chain = (on - off) / chains * 1e6
+    print(f"drag   off {off * 1e6:8.1f} µs/update  on {on * 1e6:8.1f} µs/update  -> {per_chain:7.1f} µs per chain "
+          f"per update ({per_chain / BUDGET_US:.2f} of the budget); inside the handler {inside:7.1f} µs per chain "
+          f"({inside / BUDGET_US:.2f} of the budget)")
+
+    arm.soft_ik_2d.live_preview = False
+    bpy.context.view_layer.update()
+    s_off = min(scrub(updates) for _ in range(3))
+    arm.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    s_on = min(scrub(updates) for _ in range(3))
+    per_chain = (s_on - s_off) / chains * 1e6
+    print(f"scrub  off {s_off * 1e6:8.1f} µs/frame   on {s_on * 1e6:8.1f} µs/frame   -> {per_chain:7.1f} µs per chain "
+          f"per frame ({per_chain / BUDGET_US:.2f} of the budget)")
+
+    busy, idle = handler_only(arm, targets, updates)
+    print(f"refresh alone: solve+pose {busy / chains * 1e6:7.1f} µs per chain "
+          f"({busy / chains * 1e6 / BUDGET_US:.2f} of the budget), nothing changed {idle / chains * 1e6:6.1f} µs "
+          "per chain")
+
+
+if __name__ == "__main__":
+    main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
