@@ -271,3 +271,41 @@ def test_unrelated_updates_skip_the_solve_but_the_targets_parent_counts(arm_with
     bpy.context.view_layer.update()
     assert stats["solves"] == solves + 1
     assert tip_miss(rig, current_state(rig, target)) < 1e-4 * rig.length
+
+
+def world_point(rig: rigs.ArmRig, p_arm: np.ndarray) -> np.ndarray:
+    return (np.array(rig.armature.matrix_world) @ np.append(p_arm, 1.0))[:3]
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_overlay_of_the_active_chain_sits_on_the_transformed_rig(arm_with_target, live: bool) -> None:  # type: ignore[no-untyped-def]
+    rig, target = arm_with_target
+    draw = harness.package("overlay.draw")  # imports in background; only drawing itself needs a GPU
+    arm = rig.armature
+    arm.soft_ik_2d.live_preview = live
+    for location, rotation in (((0.7, -0.4, 0.3), (0.4, -0.3, 0.9)), ((-1.0, 2.0, 0.5), (1.2, 0.3, -0.4))):
+        rigs.place_armature(rig, location=location, rotation=rotation, scale=(-1.3, 1.3, 1.3))
+        bpy.context.view_layer.update()
+        target_at(rig, target, 1.7, 0.4)  # in the soft band: solved target, tip and target all differ
+        bpy.context.view_layer.update()
+        ov = draw.current_overlay(bpy.context)
+        assert ov is not None
+        ev = current_state(rig, target)
+        shoulder = world_point(rig, ev.shoulder[0])
+        scale = 1.3
+        np.testing.assert_allclose(np.linalg.norm(ov.outer_ring - shoulder, axis=1), rig.length * scale, rtol=1e-5)
+        np.testing.assert_allclose(np.linalg.norm(ov.inner_ring - shoulder, axis=1), (rig.a - rig.b) * scale,
+                                   rtol=1e-5)
+        normal = np.array(arm.matrix_world)[:3, :3] @ rig.normal
+        normal /= np.linalg.norm(normal)
+        assert np.abs((ov.outer_ring - shoulder) @ normal).max() < 1e-5 * rig.length
+        target_world = np.array(target.matrix_world.translation)
+        np.testing.assert_allclose(ov.target_marker.reshape(2, 2, 3).mean(axis=1), [target_world] * 2, atol=1e-6)
+        tip = world_point(rig, rigs.expected_tip(ev, rig.length, SOFTNESS)[0])
+        np.testing.assert_allclose(ov.error_segment, [tip, target_world], atol=1e-5 * rig.length)
+        if live:  # the pose is the solve: Blender's own tip is where the overlay says
+            np.testing.assert_allclose(ov.error_segment[0], world_point(rig, ev.tip[0]), atol=1e-5 * rig.length)
+        # The soft band ends at the reach: its outer edge is the outer ring's radius.
+        assert np.linalg.norm(ov.soft_band - shoulder, axis=1).max() == pytest.approx(rig.length * scale, rel=1e-5)
+    arm.soft_ik_2d.show_overlay = False
+    assert draw.current_overlay(bpy.context) is None
