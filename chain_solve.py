@@ -7,6 +7,7 @@ single-frame solve / live preview (one frame) go through :func:`solve_chain`, so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -14,8 +15,9 @@ from . import solver
 from .rig import ChainRig
 from .solver import rotations
 from .solver.ccd import solve_ccd
+from .solver.chain_common import ChainResult
 from .solver.fabrik import solve_fabrik
-from .solver.smoothing import make_filter
+from .solver.smoothing import TargetFilter, make_filter
 from .solver.spaces import from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
@@ -77,7 +79,7 @@ def _finite_rows(m: np.ndarray | None) -> np.ndarray | bool:
     return (np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1)
 
 
-def _limits(rig: ChainRig) -> object | None:
+def _limits(rig: ChainRig) -> solver.JointLimits | None:
     chain = rig.chain
     shoulder = elbow = None
     if chain.use_shoulder_limit:
@@ -105,7 +107,7 @@ def _chain_limits(rig: ChainRig) -> np.ndarray | None:
     return lim
 
 
-def _strategy_options(rig: ChainRig, world_scale: float) -> dict[str, object]:
+def _strategy_options(rig: ChainRig, world_scale: float) -> dict[str, Any]:
     chain = rig.chain
     return {
         "strategy": STRATEGIES[chain.limit_strategy],
@@ -115,7 +117,7 @@ def _strategy_options(rig: ChainRig, world_scale: float) -> dict[str, object]:
     }
 
 
-def _target_filter(rig: ChainRig, fps: float) -> object | None:
+def _target_filter(rig: ChainRig, fps: float) -> TargetFilter | None:
     chain = rig.chain
     if chain.smoothing == "NONE":
         return None
@@ -127,7 +129,7 @@ def _target_filter(rig: ChainRig, fps: float) -> object | None:
 
 
 def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
-                previous: object | None = None) -> ChainSolution:
+                previous: Any = None) -> ChainSolution:
     """Solve one chain over ``frames`` (time order) from its sampled world matrices."""
     valid = np.asarray(_finite_rows(samples.armature) & _finite_rows(samples.target)
                        & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
@@ -160,14 +162,14 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     world_scale = float(np.mean(np.linalg.norm((arm[:, :3, :3] @ base[:, :3, :3]) @ axes[0], axis=1)))
 
     chain = rig.chain
-    common = {
+    common: dict[str, Any] = {
         "softness": float(chain.softness),
         "smoothing": _target_filter(rig, fps),
         **_strategy_options(rig, world_scale),
     }
     if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
         a, b = (float(x) for x in rig.lengths)
-        result = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
+        result: solver.TwoBoneResult | ChainResult = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
                                        inner_softness=float(chain.inner_softness), previous=previous,
                                        root_smoothing=int(chain.root_smoothing), **common)
         angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)

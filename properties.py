@@ -50,7 +50,7 @@ SOLVER_ITEMS = [
 
 
 def _bend_get(self: "SoftIKChain") -> int:
-    return -1 if self.get("bend", 1) < 0 else 1
+    return -1 if int(self.get("bend") or 1) < 0 else 1
 
 
 def _bend_set(self: "SoftIKChain", value: int) -> None:

