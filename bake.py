@@ -186,8 +186,10 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     _record_owned(rig.chain, channels)
 
 
-REST_VALUES: dict[str, float | tuple[float, ...]] = {"location": 0.0, "scale": 1.0, "rotation_euler": 0.0, "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
-               "rotation_quaternion": (1.0, 0.0, 0.0, 0.0)}
+REST_VALUES: dict[str, float | tuple[float, ...]] = {
+    "location": 0.0, "scale": 1.0, "rotation_euler": 0.0,
+    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+}
 
 
 def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int, end: int) -> int:

@@ -169,7 +169,8 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     }
     if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
         a, b = (float(x) for x in rig.lengths)
-        result: solver.TwoBoneResult | ChainResult = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
+        result: solver.TwoBoneResult | ChainResult
+        result = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
                                        inner_softness=float(chain.inner_softness), previous=previous,
                                        root_smoothing=int(chain.root_smoothing), **common)
         angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)
