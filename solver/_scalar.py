@@ -318,24 +318,26 @@ def solve_single(
     scalars = [s, e, error, error_solved, raw_d, d, sensitivity, scale]
     points = [ex, ey, end_x, end_y, tx, ty, sx, sy, root_x, root_y]
     buf = np.array(scalars + points)
-    return TwoBoneResult(
+    result = TwoBoneResult(
         shoulder_angle=buf[0, ...],
         elbow_angle=buf[1, ...],
         elbow=buf[8:10],
         end=buf[10:12],
         target=buf[12:14],
+        input_target=buf[12:14],
         solved_target=buf[14:16],
-        error=buf[2, ...],
-        error_solved=buf[3, ...],
         distance=buf[4, ...],
         solved_distance=buf[5, ...],
         flags=_flag_array(flags),
         bend=_bend_array(bend),
-        sensitivity=buf[6, ...],
         root_offset=buf[16:18],
         stretch=buf[7, ...],
         state=SolverState(direction=(dx, dy), bend=bend, root_offset=(root_x, root_y)),
+        sensitivity_params=(a, b, opts.outer_width, opts.inner_width, opts.zero_distance),
     )
+    # Pre-fill the lazily computed properties: here the math is cheaper than numpy on first access.
+    result.__dict__.update(error=buf[2, ...], error_solved=buf[3, ...], sensitivity=buf[6, ...])
+    return result
 
 
 @functools.lru_cache(maxsize=256)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .sensitivity import angle_sensitivity, soft_chain_factor
 
 FloatArray = NDArray[np.float64]
 FlagArray = NDArray[np.uint16]
@@ -58,13 +61,17 @@ class TwoBoneResult:
     - ``elbow_angle``: lower bone rotation relative to the upper bone (0 = straight), in [-pi, pi].
     - ``elbow``, ``end``: elbow and tip positions recomputed by forward kinematics from the final angles,
       bone lengths times ``stretch``, plus ``root_offset``.
-    - ``target``: the target the solver aimed at (after the optional smoothing filter).
+    - ``target``: the target the solver aimed at (after the optional smoothing filter);
+      ``input_target``: the caller's target (before smoothing).
     - ``solved_target``: ``target`` after clamping/softening of its distance, along the (held) direction.
-    - ``error``: ``|end - raw input target|`` (before smoothing). ``error_solved``: ``|end - solved_target|``.
+    - ``error``: ``|end - input_target|`` (the raw target, before smoothing). ``error_solved``:
+      ``|end - solved_target|``. Both are measured on the FK tip ``end``; computed on first access.
     - ``distance``: raw shoulder->target distance; ``solved_distance``: after soft IK and clamping.
     - ``flags``: :class:`IKFlag` bits per frame. ``bend``: the side used per frame (+1/-1).
     - ``sensitivity``: largest singular value of d(shoulder, elbow)/d(target) of the analytic solution, in
-      radians per length unit (see :mod:`solver.sensitivity`).
+      radians per length unit (see :mod:`solver.sensitivity`); computed on first access from ``distance``,
+      ``solved_distance`` and ``sensitivity_params`` = (a, b, outer soft width, inner soft width,
+      zero_distance), so a bake that never reads it does not pay for it.
     - ``root_offset`` (N, 2): shoulder displacement applied by ``move_root``; ``stretch`` (N,): bone scale
       applied by ``stretch``.
     - ``state``: :class:`SolverState` of the last frame, to pass as ``previous=`` to the next solve.
@@ -75,17 +82,33 @@ class TwoBoneResult:
     elbow: FloatArray
     end: FloatArray
     target: FloatArray
+    input_target: FloatArray
     solved_target: FloatArray
-    error: FloatArray
-    error_solved: FloatArray
     distance: FloatArray
     solved_distance: FloatArray
     flags: FlagArray
     bend: BendArray
-    sensitivity: FloatArray
     root_offset: FloatArray
     stretch: FloatArray
     state: SolverState
+    sensitivity_params: tuple[float, float, float, float, float]
+
+    @functools.cached_property
+    def error(self) -> FloatArray:
+        """``|end - input_target|`` per frame (length units)."""
+        return _norm(self.end - self.input_target)
+
+    @functools.cached_property
+    def error_solved(self) -> FloatArray:
+        """``|end - solved_target|`` per frame (length units): floating-point level unless a limit acted."""
+        return _norm(self.end - self.solved_target)
+
+    @functools.cached_property
+    def sensitivity(self) -> FloatArray:
+        """Local amplification |d angles / d target|, radians per length unit (:mod:`solver.sensitivity`)."""
+        a, b, outer_width, inner_width, zero = self.sensitivity_params
+        k = soft_chain_factor(self.distance, a, b, outer_width, inner_width)
+        return angle_sensitivity(self.distance, self.solved_distance, k, a, b, zero)
 
     def _has(self, bits: IKFlag) -> NDArray[np.bool_]:
         return np.asarray((self.flags & np.uint16(bits)) != 0)
@@ -119,3 +142,7 @@ class TwoBoneResult:
     def direction_held(self) -> NDArray[np.bool_]:
         """Frames whose target sat on the shoulder, solved along the previous direction."""
         return self._has(IKFlag.DIRECTION_HELD)
+
+
+def _norm(vectors: FloatArray) -> FloatArray:
+    return np.asarray(np.sqrt(np.sum(vectors * vectors, axis=-1)))

@@ -17,7 +17,6 @@ from . import _scalar
 from .limits import JointLimits, Strategy, apply_limits, elbow_aim_range, smooth_root_offset, wrap_pi
 from .options import Options, clamp_bounds, resolve_options
 from .result import IKFlag, SolverState, TwoBoneResult
-from .sensitivity import sensitivity_from_products, soft_chain_factor
 from .smoothing import TargetFilter, smooth_targets
 from .soft import soft_distance, soft_inner_distance
 
@@ -222,11 +221,8 @@ class _Frames:
     solved: FloatArray
     distance: FloatArray
     solved_distance: FloatArray
-    error: FloatArray
-    error_solved: FloatArray
     flags: NDArray[np.uint16]
     bend: NDArray[np.int8]
-    sensitivity: FloatArray
 
     @classmethod
     def empty(cls, n: int) -> _Frames:
@@ -238,11 +234,8 @@ class _Frames:
             solved=np.empty((n, 2)),
             distance=np.empty(n),
             solved_distance=np.empty(n),
-            error=np.empty(n),
-            error_solved=np.empty(n),
             flags=np.zeros(n, dtype=np.uint16),
             bend=np.empty(n, dtype=np.int8),
-            sensitivity=np.empty(n),
         )
 
     def directions(self, idx: IntArray) -> FloatArray:
@@ -329,15 +322,13 @@ def _block(
     sl: slice,
     tx: FloatArray,
     ty: FloatArray,
-    raw_x: FloatArray,
-    raw_y: FloatArray,
     bend: int | NDArray[np.int8],
     pole: FloatArray | None,
     opts: Options,
     carry_dir: tuple[float, float],
     carry_bend: int,
 ) -> tuple[tuple[float, float], int]:
-    """First pass over one block: analytic solve, soft IK, limits (accept), FK, errors, sensitivity."""
+    """First pass over one block: analytic solve, soft IK, limits (accept), FK."""
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
     raw_d = tx * tx
     raw_d += ty * ty
@@ -365,7 +356,7 @@ def _block(
         flags[d < lo] |= _F_INNER
     d = np.clip(d, lo, hi)
 
-    m, alpha, inner_product, outer_product = _half_angles(d, a, b)
+    m, alpha, _, _ = _half_angles(d, a, b)
     phi = np.arctan2(dy, dx)
     if isinstance(bend, int):
         s = phi - alpha if bend > 0 else phi + alpha
@@ -390,13 +381,7 @@ def _block(
     out.distance[sl] = raw_d
     out.solved_distance[sl] = d
     out.bend[sl] = bend
-    end_x, end_y = _write_fk(out, sl, s, e, a, b)
-    out.error[sl] = _norm(end_x - raw_x, end_y - raw_y)
-    out.error_solved[sl] = _norm(end_x - sx, end_y - sy)
-    k: FloatArray | float = 1.0
-    if opts.outer_width > 0.0 or opts.inner_width > 0.0:
-        k = soft_chain_factor(raw_d, a, b, opts.outer_width, opts.inner_width)
-    out.sensitivity[sl] = sensitivity_from_products(raw_d, d, inner_product, outer_product, k, a, b, opts.zero_distance)
+    _write_fk(out, sl, s, e, a, b)
     last_bend = bend if isinstance(bend, int) else int(bend[-1])
     return (float(dx[-1]), float(dy[-1])), last_bend
 
@@ -638,12 +623,6 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
     return scale
 
 
-def _refresh_errors(out: _Frames, raw: FloatArray, idx: IntArray) -> None:
-    end = out.end[idx]
-    out.error[idx] = _norm(end[:, 0] - raw[idx, 0], end[:, 1] - raw[idx, 1])
-    out.error_solved[idx] = _norm(end[:, 0] - out.solved[idx, 0], end[:, 1] - out.solved[idx, 1])
-
-
 def _solve_frames(
     raw: FloatArray,
     aimed: FloatArray,
@@ -666,8 +645,6 @@ def _solve_frames(
             sl,
             aimed[sl, 0],
             aimed[sl, 1],
-            raw[sl, 0],
-            raw[sl, 1],
             bend if isinstance(bend, int) else bend[sl],
             None if pole is None else pole[sl],
             opts,
@@ -679,10 +656,8 @@ def _solve_frames(
     scale: FloatArray | None = None
     if opts.limits is not None and opts.strategy is Strategy.MOVE_ROOT:
         root = _move_root(out, opts, previous)
-        _refresh_errors(out, raw, np.flatnonzero(out.flags & _F_ROOT))
     elif opts.limits is not None and opts.strategy is Strategy.STRETCH:
         scale = _stretch(out, opts)
-        _refresh_errors(out, raw, np.flatnonzero(out.flags & _F_STRETCH))
 
     if n:
         state = SolverState(
@@ -696,15 +671,14 @@ def _solve_frames(
         elbow=out.elbow,
         end=out.end,
         target=aimed,
+        input_target=raw,
         solved_target=out.solved,
-        error=out.error,
-        error_solved=out.error_solved,
         distance=out.distance,
         solved_distance=out.solved_distance,
         flags=out.flags,
         bend=out.bend,
-        sensitivity=out.sensitivity,
         root_offset=root,
         stretch=np.ones(n) if scale is None else scale,
         state=state,
+        sensitivity_params=(opts.a, opts.b, opts.outer_width, opts.inner_width, opts.zero_distance),
     )
