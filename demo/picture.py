@@ -15,7 +15,7 @@ def _xz(v: object) -> np.ndarray:
     return a[..., [0, 2]]
 
 
-def render_demo_png(arm: bpy.types.Object, path: str, step: int = 8, size: tuple[int, int] = (1400, 700)) -> None:
+def render_demo_png(arm: bpy.types.Object, path: str, step: int = 10, size: tuple[int, int] = (1400, 700)) -> None:
     scene = bpy.context.scene
     chains = list(arm.soft_ik_2d.chains)
     frames = list(range(scene.frame_start, scene.frame_end + 1))
@@ -43,7 +43,7 @@ def render_demo_png(arm: bpy.types.Object, path: str, step: int = 8, size: tuple
         chain_pts = np.array(poses[c.name])
         a = np.linalg.norm(chain_pts[0, 1] - chain_pts[0, 0])
         b = np.linalg.norm(chain_pts[0, 2] - chain_pts[0, 1])
-        for i in range(0, len(frames), step * 4):
+        for i in range(0, len(frames), step * 6):
             shoulder = chain_pts[i, 0]
             canvas.circle(shoulder, a + b, color, 1.0, 0.35, dashed=True)
             canvas.circle(shoulder, (a + b) * (1 - c.softness), color, 1.0, 0.2, dashed=True)
