@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .limits import JointLimits, Strategy, gaussian_weights
+from .limits import ANGLE_TOLERANCE, JointLimits, Strategy, gaussian_weights
 from .options import Options, clamp_bounds
 from .result import IKFlag, SolverState, TwoBoneResult
 
@@ -40,9 +40,9 @@ def _clamp_arc(angle: float, lo: float, hi: float) -> tuple[float, bool]:
     center = 0.5 * (lo + hi)
     half = 0.5 * width
     delta = _wrap_pi(angle - center)
-    if delta > half:
+    if delta > half + ANGLE_TOLERANCE:
         return hi, True
-    if delta < -half:
+    if delta < -half - ANGLE_TOLERANCE:
         return lo, True
     return min(max(center + delta, lo), hi), False
 
@@ -86,7 +86,9 @@ def _limit(
     if limits.shoulder is not None:
         s, lim_s = _clamp_arc(s, *limits.shoulder)
     if limits.elbow is not None:
-        lim_e = e < limits.elbow[0] or e > limits.elbow[1]
+        e_min, e_max = limits.elbow
+        lim_e = e < e_min - ANGLE_TOLERANCE or e > e_max + ANGLE_TOLERANCE
+        e = min(max(e, e_min), e_max)
     if not (lim_s or lim_e):
         return s, e, 0
     e_lo, e_hi = _aim_range(limits, bend)

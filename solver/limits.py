@@ -18,6 +18,9 @@ FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
 TAU = 2.0 * math.pi
+# Angles within this of a bound (radians) are snapped onto it without counting as "limited": a re-solve
+# aimed exactly at a bound must not trip the limit over one rounding error.
+ANGLE_TOLERANCE = 1e-12
 
 
 class Strategy(enum.StrEnum):
@@ -74,7 +77,8 @@ def wrap_pi(x: FloatArray) -> FloatArray:
 def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, BoolArray]:
     """Clamp angles onto the arc ``[lo, hi]`` of the circle, to the nearest end.
 
-    Returns the clamped angles, expressed inside ``[lo, hi]``, and the mask of angles that were outside.
+    Returns the clamped angles, expressed inside ``[lo, hi]``, and the mask of angles that were outside
+    (by more than :data:`ANGLE_TOLERANCE`; closer ones are snapped onto the bound).
     """
     width = hi - lo
     if width >= TAU:
@@ -83,8 +87,8 @@ def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, Bool
     center = 0.5 * (lo + hi)
     half = 0.5 * width
     delta = wrap_pi(angle - center)
-    above = delta > half
-    below = delta < -half
+    above = delta > half + ANGLE_TOLERANCE
+    below = delta < -half - ANGLE_TOLERANCE
     out = np.clip(center + delta, lo, hi)
     out = np.where(above, hi, np.where(below, lo, out))
     return out, above | below
@@ -159,7 +163,9 @@ def apply_limits(
     if limits.shoulder is not None:
         s, lim_s = clamp_arc(shoulder, *limits.shoulder)
     if limits.elbow is not None:
-        lim_e = (elbow < limits.elbow[0]) | (elbow > limits.elbow[1])
+        e_min, e_max = limits.elbow
+        lim_e = (elbow < e_min - ANGLE_TOLERANCE) | (elbow > e_max + ANGLE_TOLERANCE)
+        elbow = np.clip(elbow, e_min, e_max)
     idx = np.flatnonzero(lim_s | lim_e)
     if idx.size == 0:
         return s, elbow, lim_s, lim_e
