@@ -51,9 +51,29 @@ class ChainPreview:
     message: str | None = None  # why the chain cannot be solved, for the panel
     state: Any = None  # solver continuity (bend / direction / root offset) for the next solve
     written: tuple[float, ...] | None = None  # pose channels as last written by the preview
-    plane_to_world: np.ndarray = field(default_factory=lambda: np.eye(4))
-    elbow_world: np.ndarray | None = None
-    center_2d: tuple[float, float] = (0.0, 0.0)
+    arm_world: np.ndarray = field(default_factory=lambda: np.eye(4))  # armature world matrix of the solve
+    _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
+
+    def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+        # Built on first use (the overlay or the panel), not in the handler: only the active chain needs it.
+        if self._frame is None:
+            assert self.rig is not None and self.solution is not None
+            self._frame = _overlay_frame(self.rig, self.solution, self.arm_world)
+        return self._frame
+
+    @property
+    def plane_to_world(self) -> np.ndarray:
+        """(4, 4): shoulder-space (x, y, normal) -> world, for the overlay."""
+        return self._overlay_frame()[0]
+
+    @property
+    def elbow_world(self) -> np.ndarray:
+        return self._overlay_frame()[1]
+
+    @property
+    def center_2d(self) -> tuple[float, float]:
+        """The shoulder in shoulder space (moved by Move Root)."""
+        return self._overlay_frame()[2]
 
 
 _cache: dict[tuple[str, str], ChainPreview] = {}
@@ -147,21 +167,31 @@ def _overlay_frame(rig: ChainRig, sol: ChainSolution,
 
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
-                  scene: bpy.types.Scene, *, pose: bool) -> None:
+                  scene: bpy.types.Scene, *, pose: bool, armature_touched: bool) -> None:
+    """Solve the chain if anything it reads changed, and (``pose``) keep its bones at the solution.
+
+    ``armature_touched``: the armature (settings, rest, pose or keys) may have changed; when False, the
+    settings, the rest geometry and the pose are taken as they were at the last call.
+    """
     key = (armature.name, chain.name)
     entry = _cache.setdefault(key, ChainPreview())
-    settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
     try:
         rig = entry.rig
-        if rig is not None:
+        if rig is not None and entry.inputs is not None and not armature_touched:
+            settings, rest = entry.inputs[:2]
             rig = dataclasses.replace(rig, armature=armature, chain=chain)
-            rest = _rest_fingerprint(armature, rig)
-        if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
-            rig = read_chain(armature, chain)
-            rest = _rest_fingerprint(armature, rig)
-        check_target(armature, chain)
+        else:
+            settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
+            if rig is not None:
+                rig = dataclasses.replace(rig, armature=armature, chain=chain)
+                rest = _rest_fingerprint(armature, rig)
+            if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
+                rig = read_chain(armature, chain)
+                rest = _rest_fingerprint(armature, rig)
+                check_target(armature, chain)
         samples = _samples(rig, depsgraph)
-    except (ChainError, KeyError, ReferenceError) as err:
+    except (ChainError, KeyError, ReferenceError, AttributeError) as err:
+        # AttributeError: the target was deleted since the last check (the pointer reads None).
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
         return
     frame = float(scene.frame_current)
@@ -178,10 +208,11 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         stats["solves"] += 1
         entry.inputs, entry.rig, entry.solution, entry.message = inputs, rig, sol, None
         entry.state = getattr(sol, "state", None)
-        entry.plane_to_world, entry.elbow_world, entry.center_2d = _overlay_frame(rig, sol, samples.armature[0])
+        entry.arm_world, entry._frame = samples.armature[0], None
         entry.written = None
     if pose and entry.solution is not None:
-        if not _same_pose(entry.written, _pose_snapshot(rig)):
+        # Keys (a frame change, an edited action) may have overwritten the pose: only then is it re-read.
+        if entry.written is None or (armature_touched and not _same_pose(entry.written, _pose_snapshot(rig))):
             posing.apply_frame(rig, entry.solution, 0)
             entry.written = _pose_snapshot(rig)
             stats["poses"] += 1
@@ -242,10 +273,10 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
         else:
             continue
         for chain in chains:
-            if updated is not None and (armature.name, chain.name) in _cache \
-                    and not _concerns(armature, chain, updated):
+            touched = updated is None or armature.name in updated or armature.data.name in updated
+            if not touched and (armature.name, chain.name) in _cache and not _concerns(armature, chain, updated):
                 continue
-            _update_chain(armature, chain, depsgraph, scene, pose=live)
+            _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched)
 
 
 def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame_changed: bool) -> None:
