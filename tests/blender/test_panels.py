@@ -141,3 +141,16 @@ def test_bake_report_rows_match_the_keyed_errors(baked_arm) -> None:  # type: ig
     assert bpy.ops.pose.soft_ik_jump_to_frame(frame=worst[1]) == {"FINISHED"}
     assert bpy.context.scene.frame_current == worst[1]
     assert math.isclose(chain.worst_frames[1].error, miss[worst[1] - 1], abs_tol=1e-5)
+
+
+def test_every_icon_the_panels_use_exists_in_this_blender() -> None:
+    # draw() cannot run without a window; a wrong icon name would raise there, so check the names here.
+    import re
+    from pathlib import Path
+
+    icons = set(bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items.keys())
+    panels = harness.package("panels")
+    used = set(re.findall(r'icon="([A-Z_0-9]+)"', Path(panels.__file__).read_text(encoding="utf-8")))
+    used |= {icon for _bit, _text, icon in harness.package("panels.texts").FLAG_TEXTS}
+    assert len(used) > 10
+    assert sorted(used - icons) == []
