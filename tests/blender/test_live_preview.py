@@ -309,3 +309,23 @@ def test_overlay_of_the_active_chain_sits_on_the_transformed_rig(arm_with_target
         assert np.linalg.norm(ov.soft_band - shoulder, axis=1).max() == pytest.approx(rig.length * scale, rel=1e-5)
     arm.soft_ik_2d.show_overlay = False
     assert draw.current_overlay(bpy.context) is None
+
+
+def test_preview_survives_undo(arm_with_target) -> None:  # type: ignore[no-untyped-def]
+    rig, target = arm_with_target
+    rig.armature.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    assert bpy.ops.ed.undo_push(message="before the drag") == {"FINISHED"}
+    target_at(rig, target, 1.0, -0.6)
+    bpy.context.view_layer.update()
+    assert bpy.ops.ed.undo_push(message="after the drag") == {"FINISHED"}
+    assert bpy.ops.ed.undo() == {"FINISHED"}
+    # Undo replaced the datablocks: look them up again, then keep dragging.
+    arm, target = bpy.data.objects["Rig"], bpy.data.objects["Target"]
+    again = rigs.ArmRig(arm, rig.plane, rig.upper, rig.lower, rig.parent, rig.a, rig.b, rig.offset)
+    bpy.context.view_layer.update()
+    assert tip_miss(again, current_state(again, target)) < 1e-4 * again.length
+    target_at(again, target, 1.5, 1.9)
+    bpy.context.view_layer.update()
+    assert tip_miss(again, current_state(again, target)) < 1e-4 * again.length
+    assert sorted(our_handlers()) == sorted(f"{n}:{f.__name__}" for n, f in live_preview()._HANDLERS)
