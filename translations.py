@@ -155,7 +155,6 @@ ZH: dict[str, str] = {
     "Last frame to bake (included)": "烘焙的最后一帧（包含）",
     "Only Active Chain": "仅活动链",
     "Bake only the active chain of the active armature": "只烘焙活动骨架的活动链",
-    "Use Preview Range": "使用预览范围",
     "Clear Soft IK Bake": "清除软 IK 烘焙",
     "Remove the keys the last Soft IK bake wrote (only inside its range, only on its channels)":
         "移除上次软 IK 烘焙写入的关键帧（仅在其范围内、仅在其通道上）",
@@ -173,8 +172,6 @@ ZH: dict[str, str] = {
     "Smoothing": "平滑",
     "Status": "状态",
     "Last Bake": "上次烘焙",
-    "The armature's Soft IK chains": "骨架的软 IK 链",
-    "Frames of the last bake with the largest error; click one to go there": "上次烘焙中误差最大的帧；点击跳转到该帧",
     # Panel texts (panels/texts.py)
     "Out of reach: clamped at full extension": "够不到：截断在完全伸直处",
     "Too close: clamped at full fold": "太近：截断在完全折叠处",
@@ -196,7 +193,6 @@ ZH: dict[str, str] = {
     "Raise Softness, or use Target Smoothing, to calm it.": "提高“软化”，或使用“目标平滑”，可以让它平稳下来。",
     "Not baked yet": "尚未烘焙",
     "Error at frame {frame}: {error}": "第 {frame} 帧的误差：{error}",
-    "Solver flags: {flags}": "求解器标志：{flags}",
     "Sensitivity: {degrees:.1f}° per 1% target jitter": "灵敏度：目标抖动 1% 时关节转动 {degrees:.1f}°",
     "Sensitive: {degrees:.1f}° per 1% target jitter": "高灵敏度：目标抖动 1% 时关节转动 {degrees:.1f}°",
     "Baked frames {start} - {end}": "已烘焙第 {start} - {end} 帧",
@@ -210,10 +206,8 @@ ZH: dict[str, str] = {
     "Solve": "求解",
     "Bake": "烘焙",
     "Clear Bake": "清除烘焙",
-    "Preview": "预览",
     "Bones": "骨骼",
     "Reach": "可达范围",
-    "Strategy": "策略",
 }
 
 

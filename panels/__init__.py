@@ -86,9 +86,9 @@ class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
             layout.label(text=texts.NO_CHAINS, icon="INFO")
 
         row = layout.row(align=True)
-        row.operator("pose.soft_ik_solve", text=texts.LABELS[8], icon="CON_KINEMATIC")
-        row.operator("pose.soft_ik_bake", text=texts.LABELS[9], icon="KEYINGSET")
-        row.operator("pose.soft_ik_clear_bake", text=texts.LABELS[10], icon="TRASH")
+        row.operator("pose.soft_ik_solve", text=texts.SOLVE, icon="CON_KINEMATIC")
+        row.operator("pose.soft_ik_bake", text=texts.BAKE, icon="KEYINGSET")
+        row.operator("pose.soft_ik_clear_bake", text=texts.CLEAR_BAKE, icon="TRASH")
 
 
 class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
@@ -100,13 +100,13 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
         layout.use_property_decorate = False
         armature = context.active_object
         chain = _active_chain(context)
-        col = layout.column(heading=texts.LABELS[13])
+        col = layout.column(heading=texts.BONES)
         col.prop_search(chain, "upper_bone", armature.data, "bones")
         col.prop_search(chain, "lower_bone", armature.data, "bones")
         col.prop(chain, "chain_length")
         col.prop(chain, "solver")
 
-        col = layout.column(heading=texts.LABELS[14])
+        col = layout.column(heading=texts.TARGET)
         col.prop(chain, "target")
         col.prop(chain, "target_space")
         if chain.target_space == "OBJECT":
@@ -120,11 +120,11 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
         if mismatch:
             box.alert = True
             box.label(text=mismatch, icon="ERROR", translate=False)
-            box.operator("pose.soft_ik_fix_target_space", text=texts.LABELS[11], icon="CON_CHILDOF")
+            box.operator("pose.soft_ik_fix_target_space", text=texts.FIX_TARGET_SPACE, icon="CON_CHILDOF")
         elif chain.target is not None:
             box.label(text=texts.SPACE_OK, icon="CHECKMARK")
 
-        col = layout.column(heading=texts.LABELS[15])
+        col = layout.column(heading=texts.REACH)
         col.prop(chain, "bend")
         col.prop(chain, "pole")
         col.prop(chain, "softness", slider=True)
@@ -233,7 +233,7 @@ class VIEW3D_PT_soft_ik_bake_report(_ChainPanel, bpy.types.Panel):
         col.label(text=iface_(texts.MEAN_ERROR).format(error=format_length(context, chain.error_mean)),
                   translate=False)
         col.label(text=iface_(texts.LIMITED_FRAMES).format(count=chain.limited_frames), translate=False)
-        layout.label(text=texts.LABELS[6])
+        layout.label(text=texts.WORST_FRAMES)
         layout.template_list("POSE_UL_soft_ik_worst_frames", "", chain, "worst_frames", chain, "active_worst_index",
                              rows=4)
 

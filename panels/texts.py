@@ -29,7 +29,6 @@ SENSITIVE_HINT_2 = "Raise Softness, or use Target Smoothing, to calm it."
 NO_BAKE = "Not baked yet"
 
 ERROR_AT_FRAME = "Error at frame {frame}: {error}"
-FLAGS_AT_FRAME = "Solver flags: {flags}"
 SENSITIVITY = "Sensitivity: {degrees:.1f}° per 1% target jitter"
 SENSITIVE = "Sensitive: {degrees:.1f}° per 1% target jitter"
 BAKED_RANGE = "Baked frames {start} - {end}"
@@ -40,16 +39,21 @@ WORST_FRAME = "Frame {frame}"
 CHAIN_BONES = "{upper} > {lower}"
 CANNOT_SOLVE = "Cannot solve: {reason}"
 
-# Panel section titles and short button/row labels.
-LABELS = (
-    "Soft IK 2D", "Chain", "Limits", "Smoothing", "Status", "Last Bake", "Worst Frames", "Target Space",
-    "Solve", "Bake", "Clear Bake", "Fix Target Space", "Preview", "Bones", "Target", "Reach", "Strategy",
-)
+# Short button labels and column headings.
+SOLVE = "Solve"
+BAKE = "Bake"
+CLEAR_BAKE = "Clear Bake"
+FIX_TARGET_SPACE = "Fix Target Space"
+WORST_FRAMES = "Worst Frames"
+BONES = "Bones"
+TARGET = "Target"
+REACH = "Reach"
+LABELS = (SOLVE, BAKE, CLEAR_BAKE, FIX_TARGET_SPACE, WORST_FRAMES, BONES, TARGET, REACH)
 
 UI_TEXTS: tuple[str, ...] = (
     *(text for _bit, text, _icon in FLAG_TEXTS),
     REACHABLE, NO_CHAINS, NO_ERROR_DATA, SPACE_OK, PREVIEW_SOURCE, KEYED_SOURCE, SENSITIVE_HINT_1,
-    SENSITIVE_HINT_2, NO_BAKE, ERROR_AT_FRAME, FLAGS_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
+    SENSITIVE_HINT_2, NO_BAKE, ERROR_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
     MEAN_ERROR, LIMITED_FRAMES, WORST_FRAME, CHAIN_BONES, CANNOT_SOLVE, *LABELS,
 )
 
