@@ -329,3 +329,15 @@ def test_preview_survives_undo(arm_with_target) -> None:  # type: ignore[no-unty
     bpy.context.view_layer.update()
     assert tip_miss(again, current_state(again, target)) < 1e-4 * again.length
     assert sorted(our_handlers()) == sorted(f"{n}:{f.__name__}" for n, f in live_preview()._HANDLERS)
+
+
+def test_the_upper_bones_own_location_moves_the_shoulder(arm_with_target) -> None:  # type: ignore[no-untyped-def]
+    rig, target = arm_with_target
+    rig.armature.soft_ik_2d.live_preview = True
+    u, v, _n = rigs.plane_axes(rig.plane)
+    rest = np.array(rig.armature.data.bones[rig.upper].matrix_local)[:3, :3]
+    rig.armature.pose.bones[rig.upper].location = (rest.T @ (0.15 * u - 0.1 * v)).tolist()  # in the plane
+    bpy.context.view_layer.update()
+    target_at(rig, target, 1.3, -0.4)
+    bpy.context.view_layer.update()
+    assert tip_miss(rig, current_state(rig, target)) < 1e-4 * rig.length
