@@ -114,6 +114,18 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
     return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
 
 
+def essential_keys(values: np.ndarray) -> np.ndarray:
+    """Mask of the keys a linear or constant curve needs: a key whose (float32, as stored) value equals both
+    neighbours' lies on the line between them and is dropped, so a channel that holds still (a quaternion
+    component that is always 0, a flag that never changes) costs two keys instead of one per frame. The first
+    and last keys are always kept, so the curve outside the range is unaffected."""
+    v = values.astype(np.float32)
+    keep = np.ones(len(v), dtype=bool)
+    if len(v) > 2:
+        keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
+    return keep
+
+
 def _value_before(fcurve: bpy.types.FCurve | None, frame: float) -> float | None:
     return None if fcurve is None or len(fcurve.keyframe_points) == 0 else fcurve.evaluate(frame)
 
@@ -158,11 +170,13 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     for path, index in set(recorded_channels(rig.chain)) - set(channels):
         _remove_owned_keys(obj, path, index, start, end)
 
-    def put(bone: str, prop: str, values: np.ndarray) -> None:
+    def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
         values = values.reshape(len(sol.frames), -1)[keep]
         for i in range(values.shape[1]):
             fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            anim_keys.write_keys(fc, frames, values[:, i], start=start, end=end)
+            needed = essential_keys(values[:, i])
+            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start, end=end,
+                                 interpolation=interpolation)
 
     for j, name in enumerate(rig.bone_names):
         pb = pose[name]
@@ -180,9 +194,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     put(lower.name, ERROR_PROP, sol.error)
-    fc = anim_keys.ensure_fcurve(obj, bone_path(lower.name, FLAGS_PROP), 0, lower.name)
-    anim_keys.write_keys(fc, frames, sol.flags[keep].astype(np.float64), start=start, end=end,
-                         interpolation="CONSTANT")
+    put(lower.name, FLAGS_PROP, sol.flags.astype(np.float64), "CONSTANT")
     _record_owned(rig.chain, channels)
 
 

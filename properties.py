@@ -22,18 +22,30 @@ PLANE_ITEMS = [
 
 SPACE_ITEMS = [
     ("WORLD", "World", "The target stays put in the world (a foot planted on the ground)"),
-    ("CHARACTER", "Character", "The target moves with the character: the armature or one of its bones "
-     "(a hand on the hip)"),
+    (
+        "CHARACTER",
+        "Character",
+        "The target moves with the character: the armature or one of its bones (a hand on the hip)",
+    ),
     ("OBJECT", "Object", "The target moves with another object or one of its bones (a hand on a moving door)"),
 ]
 
 STRATEGY_ITEMS = [
-    ("ACCEPT", "Accept Error", "Keep the joint limits and leave the hand short of the target; the error is "
-     "keyed so it can be seen"),
-    ("MOVE_ROOT", "Move Root", "Offset the upper bone toward the target (location keys), at most Max Root "
-     "Offset, smoothed over frames"),
-    ("STRETCH", "Stretch", "Scale the chain uniformly within the stretch range (scale keys on the upper bone) "
-     "so the hand reaches"),
+    (
+        "ACCEPT",
+        "Accept Error",
+        "Keep the joint limits and leave the hand short of the target; the error is keyed so it can be seen",
+    ),
+    (
+        "MOVE_ROOT",
+        "Move Root",
+        "Offset the upper bone toward the target (location keys), at most Max Root Offset, smoothed over frames",
+    ),
+    (
+        "STRETCH",
+        "Stretch",
+        "Scale the chain uniformly within the stretch range (scale keys on the upper bone) so the hand reaches",
+    ),
 ]
 
 SMOOTHING_ITEMS = [
@@ -58,79 +70,193 @@ def _bend_set(self: "SoftIKChain", value: int) -> None:
     self["bend"] = -1 if value < 0 else 1
 
 
+def _touch(self: PropertyGroup, context: bpy.types.Context) -> None:
+    # A property without an update callback tags nothing, so the live preview's depsgraph handler would not
+    # hear about a changed setting.
+    self.id_data.update_tag()
+
+
 class SoftIKWorstFrame(PropertyGroup):
-    frame: IntProperty(name="Frame", description="Frame of the last bake with a large error")  # type: ignore[valid-type]
-    error: FloatProperty(name="Error", description="Distance from the tip to the raw target at this frame",
-                         subtype="DISTANCE", unit="LENGTH")  # type: ignore[valid-type]
+    frame: IntProperty(name="Frame", description="Frame of the last bake with a large error")
+    error: FloatProperty(
+        name="Error",
+        description="Distance from the tip to the raw target at this frame",
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
 
 
 class SoftIKChain(PropertyGroup):
     # ``name`` (the label) is inherited from PropertyGroup.
-    upper_bone: StringProperty(name="Upper Bone", description="Root bone of the chain (upper arm, thigh)")  # type: ignore[valid-type]
-    lower_bone: StringProperty(name="Lower Bone", description="Tip bone of the chain (forearm, shin); its "
-                               "tail reaches for the target")  # type: ignore[valid-type]
-    chain_length: IntProperty(name="Chain Length", description="Number of bones from the lower bone up "
-                              "its parents (2 for an arm or leg)", default=2, min=2, max=32)  # type: ignore[valid-type]
-    solver: EnumProperty(name="Solver", items=SOLVER_ITEMS, default="ANALYTIC",
-                         description="How the chain is solved")  # type: ignore[valid-type]
-    target: PointerProperty(name="Target", type=bpy.types.Object,
-                            description="Object the tip reaches for (usually an Empty)")  # type: ignore[valid-type]
-    target_space: EnumProperty(name="Target Space", items=SPACE_ITEMS, default="WORLD",
-                               description="Space the target lives in; must match how it is parented")  # type: ignore[valid-type]
-    space_object: PointerProperty(name="Space Object", type=bpy.types.Object,
-                                  description="Object whose space an OBJECT target lives in")  # type: ignore[valid-type]
-    space_bone: StringProperty(name="Space Bone", description="Optional bone of the space object (or of the "
-                               "armature, for CHARACTER) the target is parented to")  # type: ignore[valid-type]
-    bend: IntProperty(name="Bend", description="Which mirrored solution: +1 bends the elbow counter-clockwise "
-                      "in the rig's plane, -1 clockwise. Never flips by itself", min=-1, max=1, default=1,
-                      get=_bend_get, set=_bend_set)  # type: ignore[valid-type]
-    pole: PointerProperty(name="Pole", type=bpy.types.Object, description="Optional object whose side of "
-                          "the shoulder-target line the elbow points to (kept when it lies on the line)")  # type: ignore[valid-type]
-    softness: FloatProperty(name="Softness", description="Soft IK band as a fraction of the chain length: "
-                            "the arm approaches full extension smoothly and never locks. 0 = hard clamp",
-                            default=0.04, min=0.0, max=0.5, subtype="FACTOR")  # type: ignore[valid-type]
-    inner_softness: FloatProperty(name="Inner Softness", description="The same softening at the fully "
-                                  "folded boundary, as a fraction of the chain length", default=0.0, min=0.0,
-                                  max=0.5, subtype="FACTOR")  # type: ignore[valid-type]
-    use_shoulder_limit: BoolProperty(name="Limit Upper", description="Limit the upper bone's angle")  # type: ignore[valid-type]
-    shoulder_min: FloatProperty(name="Upper Min", subtype="ANGLE", default=-math.pi / 2,
-                                description="Lowest upper-bone angle, from its rest direction")  # type: ignore[valid-type]
-    shoulder_max: FloatProperty(name="Upper Max", subtype="ANGLE", default=math.pi / 2,
-                                description="Highest upper-bone angle, from its rest direction")  # type: ignore[valid-type]
-    use_elbow_limit: BoolProperty(name="Limit Lower", description="Limit the lower bone's angle relative "
-                                  "to the upper bone")  # type: ignore[valid-type]
-    elbow_min: FloatProperty(name="Lower Min", subtype="ANGLE", default=0.0,
-                             description="Lowest lower-bone angle relative to the upper bone (0 = straight)")  # type: ignore[valid-type]
-    elbow_max: FloatProperty(name="Lower Max", subtype="ANGLE", default=math.radians(150.0),
-                             description="Highest lower-bone angle relative to the upper bone")  # type: ignore[valid-type]
-    limit_strategy: EnumProperty(name="When Limited", items=STRATEGY_ITEMS, default="ACCEPT",
-                                 description="What happens when a joint limit keeps the hand from the target")  # type: ignore[valid-type]
-    max_root_offset: FloatProperty(name="Max Root Offset", description="Largest distance Move Root may "
-                                   "shift the upper bone", default=0.1, min=0.0, subtype="DISTANCE",
-                                   unit="LENGTH")  # type: ignore[valid-type]
-    root_smoothing: IntProperty(name="Root Smoothing", description="Width in frames of the filter that keeps "
-                                "Move Root from shaking the body (0 = none)", default=3, min=0, max=100)  # type: ignore[valid-type]
-    stretch_min: FloatProperty(name="Stretch Min", description="Smallest scale Stretch may use",
-                               default=0.9, min=0.1, max=1.0)  # type: ignore[valid-type]
-    stretch_max: FloatProperty(name="Stretch Max", description="Largest scale Stretch may use",
-                               default=1.1, min=1.0, max=10.0)  # type: ignore[valid-type]
-    smoothing: EnumProperty(name="Target Smoothing", items=SMOOTHING_ITEMS, default="NONE",
-                            description="Filter the target path before the solve, where noise is not yet "
-                            "amplified")  # type: ignore[valid-type]
-    smoothing_cutoff: FloatProperty(name="Cutoff", description="Smoothing cutoff frequency in Hz (lower = "
-                                    "smoother)", default=2.0, min=0.001)  # type: ignore[valid-type]
-    smoothing_beta: FloatProperty(name="Speed Coefficient", description="One Euro: how much fast motion "
-                                  "raises the cutoff (less lag)", default=0.05, min=0.0)  # type: ignore[valid-type]
+    upper_bone: StringProperty(
+        update=_touch, name="Upper Bone", description="Root bone of the chain (upper arm, thigh)"
+    )
+    lower_bone: StringProperty(
+        update=_touch,
+        name="Lower Bone",
+        description="Tip bone of the chain (forearm, shin); its tail reaches for the target",
+    )
+    chain_length: IntProperty(
+        update=_touch,
+        name="Chain Length",
+        description="Number of bones from the lower bone up its parents (2 for an arm or leg)",
+        default=2,
+        min=2,
+        max=32,
+    )
+    solver: EnumProperty(
+        update=_touch, name="Solver", items=SOLVER_ITEMS, default="ANALYTIC", description="How the chain is solved"
+    )
+    target: PointerProperty(
+        update=_touch, name="Target", type=bpy.types.Object, description="Object the tip reaches for (usually an Empty)"
+    )
+    target_space: EnumProperty(
+        update=_touch,
+        name="Target Space",
+        items=SPACE_ITEMS,
+        default="WORLD",
+        description="Space the target lives in; must match how it is parented",
+    )
+    space_object: PointerProperty(
+        update=_touch,
+        name="Space Object",
+        type=bpy.types.Object,
+        description="Object whose space an OBJECT target lives in",
+    )
+    space_bone: StringProperty(
+        update=_touch,
+        name="Space Bone",
+        description="Optional bone of the space object (or of the armature, for CHARACTER) the target is parented to",
+    )
+    bend: IntProperty(
+        update=_touch,
+        name="Bend",
+        description="Which mirrored solution: +1 bends the elbow counter-clockwise "
+        "in the rig's plane, -1 clockwise. Never flips by itself",
+        min=-1,
+        max=1,
+        default=1,
+        get=_bend_get,
+        set=_bend_set,
+    )
+    pole: PointerProperty(
+        update=_touch,
+        name="Pole",
+        type=bpy.types.Object,
+        description="Optional object whose side of "
+        "the shoulder-target line the elbow points to (kept when it lies on the line)",
+    )
+    softness: FloatProperty(
+        update=_touch,
+        name="Softness",
+        description="Soft IK band as a fraction of the chain length: "
+        "the arm approaches full extension smoothly and never locks. 0 = hard clamp",
+        default=0.04,
+        min=0.0,
+        max=0.5,
+        subtype="FACTOR",
+    )
+    inner_softness: FloatProperty(
+        update=_touch,
+        name="Inner Softness",
+        description="The same softening at the fully folded boundary, as a fraction of the chain length",
+        default=0.0,
+        min=0.0,
+        max=0.5,
+        subtype="FACTOR",
+    )
+    use_shoulder_limit: BoolProperty(update=_touch, name="Limit Upper", description="Limit the upper bone's angle")
+    shoulder_min: FloatProperty(
+        update=_touch,
+        name="Upper Min",
+        subtype="ANGLE",
+        default=-math.pi / 2,
+        description="Lowest upper-bone angle, from its rest direction",
+    )
+    shoulder_max: FloatProperty(
+        update=_touch,
+        name="Upper Max",
+        subtype="ANGLE",
+        default=math.pi / 2,
+        description="Highest upper-bone angle, from its rest direction",
+    )
+    use_elbow_limit: BoolProperty(
+        update=_touch, name="Limit Lower", description="Limit the lower bone's angle relative to the upper bone"
+    )
+    elbow_min: FloatProperty(
+        update=_touch,
+        name="Lower Min",
+        subtype="ANGLE",
+        default=0.0,
+        description="Lowest lower-bone angle relative to the upper bone (0 = straight)",
+    )
+    elbow_max: FloatProperty(
+        update=_touch,
+        name="Lower Max",
+        subtype="ANGLE",
+        default=math.radians(150.0),
+        description="Highest lower-bone angle relative to the upper bone",
+    )
+    limit_strategy: EnumProperty(
+        update=_touch,
+        name="When Limited",
+        items=STRATEGY_ITEMS,
+        default="ACCEPT",
+        description="What happens when a joint limit keeps the hand from the target",
+    )
+    max_root_offset: FloatProperty(
+        update=_touch,
+        name="Max Root Offset",
+        description="Largest distance Move Root may shift the upper bone",
+        default=0.1,
+        min=0.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    root_smoothing: IntProperty(
+        update=_touch,
+        name="Root Smoothing",
+        description="Width in frames of the filter that keeps Move Root from shaking the body (0 = none)",
+        default=3,
+        min=0,
+        max=100,
+    )
+    stretch_min: FloatProperty(
+        update=_touch, name="Stretch Min", description="Smallest scale Stretch may use", default=0.9, min=0.1, max=1.0
+    )
+    stretch_max: FloatProperty(
+        update=_touch, name="Stretch Max", description="Largest scale Stretch may use", default=1.1, min=1.0, max=10.0
+    )
+    smoothing: EnumProperty(
+        update=_touch,
+        name="Target Smoothing",
+        items=SMOOTHING_ITEMS,
+        default="NONE",
+        description="Filter the target path before the solve, where noise is not yet amplified",
+    )
+    smoothing_cutoff: FloatProperty(
+        update=_touch,
+        name="Cutoff",
+        description="Smoothing cutoff frequency in Hz (lower = smoother)",
+        default=2.0,
+        min=0.001,
+    )
+    smoothing_beta: FloatProperty(
+        update=_touch,
+        name="Speed Coefficient",
+        description="One Euro: how much fast motion raises the cutoff (less lag)",
+        default=0.05,
+        min=0.0,
+    )
 
     # Report of the last bake (written by the bake operator, read by the panel).
-    bake_start: IntProperty(name="Baked From", default=0)  # type: ignore[valid-type]
-    bake_end: IntProperty(name="Baked To", default=-1)  # type: ignore[valid-type]
-    error_max: FloatProperty(name="Max Error", subtype="DISTANCE", unit="LENGTH")  # type: ignore[valid-type]
-    error_mean: FloatProperty(name="Mean Error", subtype="DISTANCE", unit="LENGTH")  # type: ignore[valid-type]
-    limited_frames: IntProperty(name="Limited Frames", description="Frames of the last bake where a joint "
-                                "limit acted")  # type: ignore[valid-type]
-    worst_frames: CollectionProperty(type=SoftIKWorstFrame)  # type: ignore[valid-type]
-    active_worst_index: IntProperty()  # type: ignore[valid-type]
+    bake_start: IntProperty(name="Baked From", default=0)
+    bake_end: IntProperty(name="Baked To", default=-1)
+    error_max: FloatProperty(name="Max Error", subtype="DISTANCE", unit="LENGTH")
+    error_mean: FloatProperty(name="Mean Error", subtype="DISTANCE", unit="LENGTH")
+    limited_frames: IntProperty(name="Limited Frames", description="Frames of the last bake where a joint limit acted")
+    worst_frames: CollectionProperty(type=SoftIKWorstFrame)
+    active_worst_index: IntProperty()
 
     @property
     def has_bake(self) -> bool:
@@ -138,14 +264,27 @@ class SoftIKChain(PropertyGroup):
 
 
 class SoftIKSettings(PropertyGroup):
-    chains: CollectionProperty(type=SoftIKChain)  # type: ignore[valid-type]
-    active_chain_index: IntProperty(name="Active Chain")  # type: ignore[valid-type]
-    plane: EnumProperty(name="Plane", items=PLANE_ITEMS, default="XZ",
-                        description="The 2D plane the rig is drawn in; bones rotate about its normal")  # type: ignore[valid-type]
-    live_preview: BoolProperty(name="Live Preview", description="Re-pose the chains whenever a target or "
-                               "setting changes, without inserting keys", default=False)  # type: ignore[valid-type]
-    show_overlay: BoolProperty(name="Overlay", description="Draw reach rings, soft band, targets and error "
-                               "of the active chain in the viewport", default=True)  # type: ignore[valid-type]
+    chains: CollectionProperty(type=SoftIKChain)
+    active_chain_index: IntProperty(update=_touch, name="Active Chain")
+    plane: EnumProperty(
+        update=_touch,
+        name="Plane",
+        items=PLANE_ITEMS,
+        default="XZ",
+        description="The 2D plane the rig is drawn in; bones rotate about its normal",
+    )
+    live_preview: BoolProperty(
+        update=_touch,
+        name="Live Preview",
+        description="Re-pose the chains whenever a target or setting changes, without inserting keys",
+        default=False,
+    )
+    show_overlay: BoolProperty(
+        update=_touch,
+        name="Overlay",
+        description="Draw reach rings, soft band, targets and error of the active chain in the viewport",
+        default=True,
+    )
 
 
 classes = (SoftIKWorstFrame, SoftIKChain, SoftIKSettings)

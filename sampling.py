@@ -112,7 +112,12 @@ def _identity_deltas(obj: Any) -> bool:
 def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
     """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
     if obj.parent is not None:
-        return "has a parent"
+        # An object parent is composed from its own F-curves (world = parent @ parent_inverse @ basis).
+        if obj.parent_type != "OBJECT":
+            return f"is parented to a {obj.parent_type.lower()}"
+        reason = fcurve_only_reason(obj.parent)
+        if reason is not None:
+            return f'its parent "{obj.parent.name}" {reason}'
     if len(obj.constraints):
         return "has constraints"
     if getattr(obj, "rigid_body", None) is not None:
@@ -273,22 +278,34 @@ class _ChannelSampler:
         self.copies.clear()
 
 
-def _object_matrices(obj: Any, sampler: _ChannelSampler) -> np.ndarray:
-    """World matrices of an unparented, unconstrained object from its F-curves (current values elsewhere)."""
+def _object_matrices(obj: Any, sampler: _ChannelSampler, cache: dict[Any, np.ndarray] | None = None) -> np.ndarray:
+    """World matrices of an unconstrained object (and its object parents) from F-curves (current values
+    elsewhere). An unanimated object is composed once and repeated."""
+    cache = {} if cache is None else cache
+    if obj in cache:
+        return cache[obj]
     n = sampler.frames.size
     mode = obj.rotation_mode
     rot_path = _ROTATION_PATH.get(mode, "rotation_euler")
-    channels = {
-        "location": np.tile(np.array(obj.location, dtype=np.float64), (n, 1)),
-        rot_path: np.tile(np.array(getattr(obj, rot_path), dtype=np.float64), (n, 1)),
-        "scale": np.tile(np.array(obj.scale, dtype=np.float64), (n, 1)),
-    }
     ad = obj.animation_data
-    fcurves = action_fcurves(obj) or []
-    for fc in fcurves:
-        if fc.data_path in channels and _live(fc) and fc.array_index < channels[fc.data_path].shape[1]:
+    live = [fc for fc in action_fcurves(obj) or [] if fc.data_path in (
+        "location", rot_path, "scale") and _live(fc)]
+    rows = n if live else 1
+    channels = {
+        "location": np.tile(np.array(obj.location, dtype=np.float64), (rows, 1)),
+        rot_path: np.tile(np.array(getattr(obj, rot_path), dtype=np.float64), (rows, 1)),
+        "scale": np.tile(np.array(obj.scale, dtype=np.float64), (rows, 1)),
+    }
+    for fc in live:
+        if fc.array_index < channels[fc.data_path].shape[1]:
             channels[fc.data_path][:, fc.array_index] = sampler.sample(ad, fc)
-    return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
+    local = compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
+    if obj.parent is not None:
+        inverse = np.array(obj.matrix_parent_inverse, dtype=np.float64)
+        local = _object_matrices(obj.parent, sampler, cache) @ (inverse @ local)
+    world = np.broadcast_to(local, (n, 4, 4)) if local.shape[0] == 1 else local
+    cache[obj] = world
+    return world
 
 
 def _sample_fcurves(
@@ -300,7 +317,7 @@ def _sample_fcurves(
     try:
         for (obj, bone, kind), i in zip(requests, idx, strict=True):
             if obj not in world:
-                world[obj] = _object_matrices(obj, sampler)
+                world[obj] = _object_matrices(obj, sampler, world)
             if bone is None:
                 out[i] = world[obj]
                 continue

@@ -31,10 +31,10 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     chain_length: IntProperty(name="Chain Length", description="Number of bones from the active bone up its "
-                              "parents (2 for an arm or a leg)", default=2, min=2, max=32)  # type: ignore[valid-type]
+                              "parents (2 for an arm or a leg)", default=2, min=2, max=32)
     target_space: EnumProperty(name="Target Space", items=SPACE_ITEMS, default="WORLD",
-                               description="Space the target lives in")  # type: ignore[valid-type]
-    name: StringProperty(name="Name", description="Name of the chain (default: the active bone's name)")  # type: ignore[valid-type]
+                               description="Space the target lives in")
+    name: StringProperty(name="Name", description="Name of the chain (default: the active bone's name)")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:

@@ -45,7 +45,7 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     insert_keys: BoolProperty(name="Insert Keys", description="Also key the solved pose at the current frame",
-                              default=False)  # type: ignore[valid-type]
+                              default=False)
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -78,10 +78,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     frame_start: IntProperty(name="Start Frame", description="First frame to bake (default: the scene's, or "
-                             "the preview range when it is on)")  # type: ignore[valid-type]
-    frame_end: IntProperty(name="End Frame", description="Last frame to bake (included)")  # type: ignore[valid-type]
+                             "the preview range when it is on)")
+    frame_end: IntProperty(name="End Frame", description="Last frame to bake (included)")
     only_active_chain: BoolProperty(name="Only Active Chain", description="Bake only the active chain of the "
-                                    "active armature", default=False)  # type: ignore[valid-type]
+                                    "active armature", default=False)
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -135,7 +135,7 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     only_active_chain: BoolProperty(name="Only Active Chain", default=False,
-                                    description="Clear only the active chain's bake")  # type: ignore[valid-type]
+                                    description="Clear only the active chain's bake")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -160,7 +160,7 @@ class POSE_OT_soft_ik_jump_to_frame(bpy.types.Operator):
     bl_label = "Jump to Frame"
     bl_options = {"REGISTER"}
 
-    frame: IntProperty(name="Frame", description="Frame to show")  # type: ignore[valid-type]
+    frame: IntProperty(name="Frame", description="Frame to show")
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         context.scene.frame_set(self.frame)

@@ -95,16 +95,19 @@ def transform_vectors(matrices: ArrayLike, vectors: ArrayLike) -> FloatArray:
 def invert_matrices(matrices: ArrayLike) -> FloatArray:
     """General affine inverse of ``(N, 4, 4)`` matrices (any invertible linear part, negative scale included).
 
-    Singular or non-finite matrices give NaN/inf entries instead of raising, so callers can report them.
+    Closed form (adjugate from cross products): elementwise numpy only, no LAPACK call per matrix, which keeps it
+    fast and free of BLAS threading. Singular or non-finite matrices give NaN/inf entries instead of raising, so
+    callers can report them.
     """
     m = _matrices(matrices)
-    lin = m[:, :3, :3]
-    out = np.zeros_like(m)
-    det = np.linalg.det(lin)
+    c0, c1, c2 = m[:, :3, 0], m[:, :3, 1], m[:, :3, 2]
+    r0, r1, r2 = np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)
+    det = np.einsum("ni,ni->n", c0, r0)
     ok = np.isfinite(det) & (det != 0.0)
-    inv_lin = np.full_like(lin, np.nan)
-    if np.any(ok):
-        inv_lin[ok] = np.linalg.inv(lin[ok])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv_det = np.where(ok, 1.0 / np.where(ok, det, 1.0), np.nan)
+    out = np.zeros_like(m)
+    inv_lin = np.stack([r0, r1, r2], axis=1) * inv_det[:, None, None]
     out[:, :3, :3] = inv_lin
     out[:, :3, 3] = -np.einsum("nij,nj->ni", inv_lin, m[:, :3, 3])
     out[:, 3, 3] = 1.0

@@ -57,13 +57,18 @@ def test_tip_reaches_reachable_targets_in_every_rotation_mode(empty_file: bpy.ty
     assert_in_plane(rig, ev)
     np.testing.assert_allclose(keyed_error(rig, FRAMES), miss, atol=1e-5 * world_length)
 
-    # Each bone is keyed in its own rotation mode, one key per frame, and nothing else was keyed on it.
+    # Each bone is keyed in its own rotation mode: a key on every frame where the channel moves; a channel that
+    # holds still keeps only its first and last key (exact for linear keys), and nothing else was keyed on it.
     for bone, bone_mode in ((rig.upper, mode), (rig.lower, lower_mode)):
         prop, size = rigs.rotation_prop(bone_mode)
         for i in range(size):
             fc = rigs.fcurve(rig.armature, rigs.bone_path(bone, prop), i)
             assert fc is not None, f"{bone}.{prop}[{i}] not keyed"
-            np.testing.assert_array_equal(rigs.key_frames(fc)[:, 0], FRAMES)
+            keys = rigs.key_frames(fc)
+            if np.ptp(keys[:, 1]) == 0.0:
+                np.testing.assert_array_equal(keys[:, 0], [FRAMES[0], FRAMES[-1]])
+            else:
+                np.testing.assert_array_equal(keys[:, 0], FRAMES)
         for other in ("rotation_quaternion", "rotation_axis_angle", "rotation_euler", "location", "scale"):
             if other != prop:
                 assert rigs.fcurve(rig.armature, rigs.bone_path(bone, other), 0) is None
@@ -215,8 +220,10 @@ def test_user_keys_survive_rebake_is_identical_and_clear_restores(empty_file: bp
             assert first[channel] == keys, f"{channel} is not the bake's and changed"
     for channel, keys in first.items():
         if channel[0] in owned_paths:
+            # Whole frames from start to end; frames where the channel holds still may be merged away.
             frames = [f for f, _v in keys["co"] if start <= f <= end]
-            assert frames == list(range(start, end + 1)), channel
+            assert frames[0] == start and frames[-1] == end, channel
+            assert set(frames) <= set(range(start, end + 1)), channel
         else:
             assert channel in before, f"the bake created {channel}"
     assert all_keys(target) == target_before
@@ -265,7 +272,8 @@ def test_changing_strategy_removes_the_old_strategy_keys_in_range(empty_file: bp
     chain.limit_strategy, chain.stretch_min = "STRETCH", 0.5
     assert rigs.bake(rig, START, END) == {"FINISHED"}
     scale = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "scale"), 0)
-    assert scale is not None and len(scale.keyframe_points) == len(FRAMES)
+    assert scale is not None and len(scale.keyframe_points) >= 2
+    assert min(k.co[1] for k in scale.keyframe_points) < 1.0 - 1e-3  # the limit made it stretch
     chain.limit_strategy = "ACCEPT"
     assert rigs.bake(rig, START, END) == {"FINISHED"}
     scale = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "scale"), 0)

@@ -189,4 +189,5 @@ def test_non_finite_target_frames_are_reported_and_never_keyed(empty_file: bpy.t
         values = anim_keys.read_keys(curve)["co"]
         assert np.isfinite(values).all(), f"{curve.data_path}[{curve.array_index}] has a non-finite key"
     error = rigs.key_frames(rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error")))
-    assert sorted(set(FRAMES) - set(error[:, 0].astype(int))) == bad
+    # No key at a bad frame (frames where the error holds still may be merged away, so only a subset test).
+    assert set(bad) <= set(FRAMES) - set(error[:, 0].astype(int))

@@ -170,13 +170,18 @@ def test_fcurve_only_targets_every_rotation_mode(scene: bpy.types.Scene) -> None
 def test_parented_and_constrained_targets(scene: bpy.types.Scene) -> None:
     driver, child, follower = build_dependent_targets()
     assert sampling.fcurve_only_reason(driver) is None
-    assert sampling.fcurve_only_reason(child) == "has a parent"
+    # An object parent driven by its own F-curves is composed from F-curves too.
+    assert sampling.fcurve_only_reason(child) is None
     assert sampling.fcurve_only_reason(follower) == "has constraints"
     # Only the dependent objects are requested: their parent / constraint target is not linked into the
     # temporary scene and must still be evaluated.
     check_sampling(scene, [(child, None), (follower, None)], ("AUTO", "SCENE"))
-    with pytest.raises(ValueError, match="has a parent"):
-        sampling.sample_world_matrices(bpy.context, [(child, None)], FRAMES, method="FCURVES")
+    check_sampling(scene, [(child, None)], ("FCURVES",))
+    with pytest.raises(ValueError, match="has constraints"):
+        sampling.sample_world_matrices(bpy.context, [(follower, None)], FRAMES, method="FCURVES")
+    # A parent that is itself constrained sends the child to the scene path.
+    child.parent = follower
+    assert sampling.fcurve_only_reason(child) == f'its parent "{follower.name}" has constraints'
 
 
 def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Scene) -> None:
