@@ -18,7 +18,7 @@ from .solver.ccd import solve_ccd
 from .solver.chain_common import ChainResult
 from .solver.fabrik import solve_fabrik
 from .solver.smoothing import TargetFilter, make_filter
-from .solver.spaces import from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
+from .solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
 
@@ -55,7 +55,7 @@ def axes_2d(rig: ChainRig) -> np.ndarray:
     """(2, 3): the shoulder space's +x and +y in the upper bone's rest-local axes."""
     n_local = rig.local_axes[0]
     x_local = np.array([0.0, 1.0, 0.0])
-    return np.stack([x_local, np.cross(n_local, x_local)])
+    return np.stack([x_local, cross(n_local, x_local)])
 
 
 def _forward_fill(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -170,11 +170,14 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
         a, b = (float(x) for x in rig.lengths)
         result: solver.TwoBoneResult | ChainResult
-        result = solver.solve_two_bone(targets, a, b, bend=int(chain.bend), pole=pole, limits=_limits(rig),
-                                       inner_softness=float(chain.inner_softness), previous=previous,
-                                       root_smoothing=int(chain.root_smoothing), **common)
-        angles = np.stack([result.shoulder_angle, result.elbow_angle], axis=1)
-        sensitivity = np.asarray(result.sensitivity, dtype=np.float64) / max(world_scale, 1e-12)
+        # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.
+        single = n_frames == 1
+        result = solver.solve_two_bone(targets[0] if single else targets, a, b, bend=int(chain.bend),
+                                       pole=None if pole is None else (pole[0] if single else pole),
+                                       limits=_limits(rig), inner_softness=float(chain.inner_softness),
+                                       previous=previous, root_smoothing=int(chain.root_smoothing), **common)
+        angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
+        sensitivity = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12)
     else:
         solve = solve_ccd if chain.solver == "CCD" else solve_fabrik
         initial = rig.rest_angles.copy()
@@ -185,18 +188,23 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         sensitivity = np.zeros(n_frames)
 
     deltas = angles - rig.rest_angles
-    deltas = np.unwrap(deltas, axis=0)
-    root_offset = np.asarray(result.root_offset) @ axes
-    stretch = np.asarray(result.stretch, dtype=np.float64) * np.ones(n_frames)
+    if n_frames > 1:
+        deltas = np.unwrap(deltas, axis=0)
+    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ axes
+    stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
 
     def from_2d(p2: np.ndarray) -> np.ndarray:
-        return transform_points(arm, from_shoulder_2d(p2, base, rig.normal, local_normal=rig.local_axes[0]))
+        """Tip and solved target in one call: ``p2`` holds both, so the frame matrices are stacked twice."""
+        twice = np.concatenate([base, base])
+        local = from_shoulder_2d(p2, twice, rig.normal, local_normal=rig.local_axes[0])
+        return transform_points(np.concatenate([arm, arm]), local)
 
-    tip_world = from_2d(np.asarray(result.end))
-    solved_world = from_2d(np.asarray(result.solved_target))
+    both = from_2d(np.concatenate([np.reshape(result.end, (n_frames, 2)),
+                                   np.reshape(result.solved_target, (n_frames, 2))]))
+    tip_world, solved_world = both[:n_frames], both[n_frames:]
     error = np.linalg.norm(tip_world - target_world, axis=1)
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
-                         error=error, flags=np.asarray(result.flags, dtype=np.int64), sensitivity=sensitivity,
+                         error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
                          base=np.asarray(base), state=result.state)
 

@@ -92,6 +92,14 @@ def transform_vectors(matrices: ArrayLike, vectors: ArrayLike) -> FloatArray:
     return out
 
 
+def cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Row-wise cross product of ``(..., 3)`` arrays; unlike ``np.cross`` it costs a few ufunc calls, which
+    matters for the one-frame solves of the live preview."""
+    ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
+    bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], axis=-1)
+
+
 def invert_matrices(matrices: ArrayLike) -> FloatArray:
     """General affine inverse of ``(N, 4, 4)`` matrices (any invertible linear part, negative scale included).
 
@@ -101,7 +109,7 @@ def invert_matrices(matrices: ArrayLike) -> FloatArray:
     """
     m = _matrices(matrices)
     c0, c1, c2 = m[:, :3, 0], m[:, :3, 1], m[:, :3, 2]
-    r0, r1, r2 = np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)
+    r0, r1, r2 = cross(c1, c2), cross(c2, c0), cross(c0, c1)
     det = np.einsum("ni,ni->n", c0, r0)
     ok = np.isfinite(det) & (det != 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -170,7 +178,7 @@ def _local_2d_basis(axes: FloatArray) -> tuple[FloatArray, FloatArray]:
     """In-plane ``x`` (the bone's +Y, projected onto the plane) and ``y = a x x``, per frame."""
     x = _BONE_AXIS[None, :] - (axes @ _BONE_AXIS)[:, None] * axes
     x = _normalize_rows(x)
-    y = np.cross(axes, x)
+    y = cross(axes, np.broadcast_to(x, axes.shape))
     return x, y
 
 
@@ -197,7 +205,7 @@ def shoulder_frame(base_matrices: ArrayLike, n: ArrayLike) -> tuple[FloatArray, 
     nn = _unit(n)
     bone_dir = m[:, :3, 1]
     x = _normalize_rows(bone_dir - (bone_dir @ nn)[:, None] * nn[None, :])
-    y = np.cross(nn[None, :], x)
+    y = cross(np.broadcast_to(nn, x.shape), x)
     return m[:, :3, 3].copy(), x, y
 
 
