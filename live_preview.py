@@ -29,7 +29,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import posing
+from . import posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
 from .solver.spaces import shoulder_local_basis
@@ -308,6 +308,8 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph |
 
 @persistent
 def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    if sampling.stepping:
+        return
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=True)
 
 

@@ -47,6 +47,9 @@ from . import anim_keys
 from .solver.spaces import compose_matrices
 
 KINDS = ("WORLD", "ARMATURE")
+# True while a scene is being stepped for sampling: frame handlers (the live preview's) return at once, since
+# each stepped frame fires them and reading bpy.context there costs more than the frame itself.
+stepping = False
 METHODS = ("AUTO", "FCURVES", "SCENE", "USER")
 _TRANSFORM_PATHS = {
     "location": 3,
@@ -341,7 +344,24 @@ def _step_and_read(
     idx: list[int],
 ) -> None:
     """Call ``step(frame, subframe)`` for each frame and read the requests from ``depsgraph``."""
+    global stepping
     objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
+    stepping = True
+    try:
+        _step_frames(step, depsgraph, requests, frames, out, idx, objects)
+    finally:
+        stepping = False
+
+
+def _step_frames(
+    step: Any,
+    depsgraph: Any,
+    requests: list[tuple[Any, str | None, str]],
+    frames: np.ndarray,
+    out: np.ndarray,
+    idx: list[int],
+    objects: list[Any],
+) -> None:
     for f_i, frame in enumerate(frames.tolist()):
         if not math.isfinite(frame):
             out[idx, f_i] = np.nan
