@@ -73,6 +73,12 @@ def _forward_fill(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
 NON_FINITE = 1e30
 
 
+def _constant(m: np.ndarray) -> np.ndarray:
+    """``m[:1]`` when every frame's matrix is the same (a static armature or parent), so the per-frame matrix
+    work and memory of long bakes is spent only on what moves."""
+    return m[:1] if len(m) > 1 and bool((m == m[0]).all()) else m
+
+
 def _finite_rows(m: np.ndarray | None) -> np.ndarray | bool:
     if m is None:
         return True
@@ -137,17 +143,16 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     if not valid.any():
         raise ValueError(f"{rig.label}: the target position is not finite on any frame")
 
-    arm = _forward_fill(samples.armature, valid)
-    arm_inv = invert_matrices(arm)
     n_frames = len(frames)
+    arm = _constant(_forward_fill(samples.armature, valid))
+    arm_inv = invert_matrices(arm)
     if samples.parent is None:
-        base = np.broadcast_to(rig.upper_rest, (n_frames, 4, 4))
+        base = rig.upper_rest[None]
     else:
-        parent_arm = arm_inv @ _forward_fill(samples.parent, valid)
-        base = parent_arm @ rig.parent_to_upper
+        base = _constant(arm_inv @ _forward_fill(samples.parent, valid)) @ rig.parent_to_upper
     if samples.upper_location is not None:
         # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
-        base = np.array(base)
+        base = np.array(np.broadcast_to(base, (n_frames, 4, 4)))
         base[:, :3, 3] += np.einsum("nij,nj->ni", base[:, :3, :3], _forward_fill(samples.upper_location, valid))
     axes = axes_2d(rig)
 
@@ -194,10 +199,13 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
 
     def from_2d(p2: np.ndarray) -> np.ndarray:
-        """Tip and solved target in one call: ``p2`` holds both, so the frame matrices are stacked twice."""
-        twice = np.concatenate([base, base])
-        local = from_shoulder_2d(p2, twice, rig.normal, local_normal=rig.local_axes[0])
-        return transform_points(np.concatenate([arm, arm]), local)
+        """Tip and solved target in one call: ``p2`` holds both, so per-frame matrices are stacked twice."""
+
+        def twice(m: np.ndarray) -> np.ndarray:
+            return m if len(m) == 1 else np.concatenate([m, m])
+
+        local = from_shoulder_2d(p2, twice(base), rig.normal, local_normal=rig.local_axes[0])
+        return transform_points(twice(arm), local)
 
     both = from_2d(np.concatenate([np.reshape(result.end, (n_frames, 2)),
                                    np.reshape(result.solved_target, (n_frames, 2))]))
@@ -206,7 +214,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
-                         base=np.asarray(base), state=result.state)
+                         base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state)
 
 
 def rotation_channels(rig: ChainRig, bone_index: int, rotation_mode: str, deltas: np.ndarray,
