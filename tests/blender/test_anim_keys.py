@@ -202,6 +202,31 @@ def test_writing_twice_gives_identical_keys() -> None:
     assert len(set(key_frames(fcurve))) == len(once)
 
 
+@pytest.mark.parametrize("interpolation", ["BEZIER", "LINEAR", "CONSTANT"])
+@pytest.mark.usefixtures("empty_file")
+def test_new_keys_between_kept_keys_are_like_keys_written_into_an_empty_curve(interpolation: str) -> None:
+    obj = empty_object()
+    frames = np.arange(20.0, 31.0)
+    values = np.cos(frames)
+    reference = anim_keys.ensure_fcurve(obj, "location", 1)
+    anim_keys.write_keys(reference, frames, values, start=20, end=30, interpolation=interpolation)
+    fcurve = anim_keys.ensure_fcurve(obj, "location", 0)
+    around = np.arange(1.0, 41.0)
+    # Kept keys with the attributes of fresh keys (BEZIER is the default), new keys of each interpolation.
+    anim_keys.write_keys(fcurve, around, around * 0.5, start=1, end=40, interpolation="BEZIER")
+    kept = outside(snapshot(fcurve), 20, 30)
+
+    anim_keys.write_keys(fcurve, frames, values, start=20, end=30, interpolation=interpolation)
+
+    after = snapshot(fcurve)
+    assert outside(after, 20, 30) == kept
+    inside = [k for k in after if 20 <= k[0][0] <= 30]
+    assert [k[0] for k in inside] == [k[0] for k in snapshot(reference)]
+    # Handles depend on the neighbours; every other attribute is the one a fresh key gets.
+    assert [k[3:] for k in inside] == [k[3:] for k in snapshot(reference)]
+    assert {k[KEY_ATTRIBUTES.index("interpolation")] for k in inside} == {interpolation}
+
+
 @pytest.mark.usefixtures("empty_file")
 def test_inside_keys_not_written_are_removed() -> None:
     obj = empty_object()
