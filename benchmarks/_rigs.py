@@ -101,8 +101,9 @@ def _add_skinned_mesh(scene: bpy.types.Scene, arm: bpy.types.Object) -> bpy.type
 def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool) -> Scene:
     """Fresh file with the rig and a target keyed every :data:`KEY_STEP` frames over [1, frames].
 
-    ``parented``: the target is a child of an animated Empty (rotation) and keys only its distance, so it is not
-    F-curve-only; otherwise it keys its own world location. ``ik_constraint``: Blender's IK on the lower bone
+    ``parented``: the target follows an animated Empty (rotation) through a Child Of constraint and keys only its
+    distance, so it is not F-curve-only and the bake samples it through a temporary scene (an object parent
+    alone would still be composed from F-curves); otherwise it keys its own world location. ``ik_constraint``: Blender's IK on the lower bone
     (the baseline's rig). The scene's frame range is set to [1, frames].
     """
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -116,7 +117,9 @@ def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool)
     if parented:
         carrier = bpy.data.objects.new("carrier", None)
         scene.collection.objects.link(carrier)
-        target.parent = carrier
+        child_of = target.constraints.new("CHILD_OF")
+        child_of.target = carrier
+        child_of.set_inverse_pending = False
         # A Y rotation by -angle takes (r, 0, 0) to (r cos angle, 0, r sin angle).
         key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
         key_channel(target, "location", 0, key_frames, radius)
@@ -167,8 +170,8 @@ def add_soft_ik_chain(s: Scene) -> bpy.types.PropertyGroup:
     enter_pose_mode(s)
     s.armature.data.bones.active = s.armature.data.bones["lower"]
     s.target.select_set(True)
-    space = "OBJECT" if s.carrier is not None else "WORLD"
-    result = bpy.ops.pose.soft_ik_add_chain(target_space=space)
+    # The target is not parented (a constraint moves it), so its declared space is WORLD.
+    result = bpy.ops.pose.soft_ik_add_chain(target_space="WORLD")
     if result != {"FINISHED"}:
         raise RuntimeError(f"soft_ik_add_chain returned {result}")
     chain = s.armature.soft_ik_2d.chains[-1]
