@@ -4,6 +4,9 @@ Conventions (docs/design.md): targets in the shoulder's 2D space, angles in radi
 ``bend=+1`` gives a positive elbow angle.
 """
 
+from .ccd import solve_ccd
+from .chain_common import ChainResult, ChainState
+from .fabrik import solve_fabrik
 from .fk import chain_forward_kinematics, forward_kinematics
 from .limits import JointLimits, Strategy
 from .result import IKFlag, SolverState, TwoBoneResult
@@ -13,6 +16,8 @@ from .soft import soft_distance, soft_inner_distance
 from .two_bone import solve_two_bone
 
 __all__ = [
+    "ChainResult",
+    "ChainState",
     "ExponentialFilter",
     "IKFlag",
     "JointLimits",
@@ -27,5 +32,7 @@ __all__ = [
     "smooth_targets",
     "soft_distance",
     "soft_inner_distance",
+    "solve_ccd",
+    "solve_fabrik",
     "solve_two_bone",
 ]

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _scalar
-from .limits import JointLimits, Strategy, apply_limits, elbow_aim_range, smooth_root_offset, wrap_pi
+from .limits import TAU, JointLimits, Strategy, apply_limits, elbow_aim_range, smooth_root_offset, wrap_pi
 from .options import Options, clamp_bounds, resolve_options
 from .result import IKFlag, SolverState, TwoBoneResult
 from .smoothing import TargetFilter, smooth_targets
@@ -124,7 +124,7 @@ def solve_two_bone(
         return _scalar.solve_single(tx, ty, opts, _single_bend(bend), _single_pole(pole), previous)
     if raw.ndim != 2 or raw.shape[1] != 2:
         raise ValueError(f"targets must have shape (N, 2) or (2,), got {raw.shape}")
-    if not np.isfinite(raw).all():
+    if raw.size and not (math.isfinite(raw.min()) and math.isfinite(raw.max())):  # NaN propagates to both
         raise ValueError("targets must be finite")
     aimed = raw if smoothing is None else smooth_targets(raw, smoothing)
     n = raw.shape[0]
@@ -221,19 +221,30 @@ class _Frames:
     solved: FloatArray
     distance: FloatArray
     solved_distance: FloatArray
+    stretch: FloatArray
     flags: NDArray[np.uint16]
     bend: NDArray[np.int8]
 
     @classmethod
     def empty(cls, n: int) -> _Frames:
+        """All float outputs are views of one allocation.
+
+        Fresh memory costs a page fault per 4 KiB on first write, several times the solve itself. The
+        allocator keeps one large freed chunk for the next request of the same size, while a dozen separate
+        arrays of this size are returned to the system and faulted in again on every solve.
+        """
+        buf = np.empty(11 * n)
+        stretch = buf[10 * n :]
+        stretch.fill(1.0)
         return cls(
-            shoulder=np.empty(n),
-            elbow_angle=np.empty(n),
-            elbow=np.empty((n, 2)),
-            end=np.empty((n, 2)),
-            solved=np.empty((n, 2)),
-            distance=np.empty(n),
-            solved_distance=np.empty(n),
+            elbow=buf[: 2 * n].reshape(n, 2),
+            end=buf[2 * n : 4 * n].reshape(n, 2),
+            solved=buf[4 * n : 6 * n].reshape(n, 2),
+            shoulder=buf[6 * n : 7 * n],
+            elbow_angle=buf[7 * n : 8 * n],
+            distance=buf[8 * n : 9 * n],
+            solved_distance=buf[9 * n : 10 * n],
+            stretch=stretch,
             flags=np.zeros(n, dtype=np.uint16),
             bend=np.empty(n, dtype=np.int8),
         )
@@ -251,9 +262,9 @@ def _forward_fill(valid: NDArray[np.bool_]) -> tuple[IntArray, NDArray[np.bool_]
 
 
 def _held_direction(
-    tx: FloatArray, ty: FloatArray, raw_d: FloatArray, zero: float, carry: tuple[float, float]
+    tx: FloatArray, ty: FloatArray, raw_d: FloatArray, d_min: float, zero: float, carry: tuple[float, float]
 ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_] | None]:
-    if raw_d.min() > zero:
+    if d_min > zero:
         return tx / raw_d, ty / raw_d, None
     valid = raw_d > zero
     safe = np.where(valid, raw_d, 1.0)
@@ -320,95 +331,164 @@ def _half_angles(d: FloatArray, a: float, b: float) -> tuple[FloatArray, FloatAr
 def _block(
     out: _Frames,
     sl: slice,
-    tx: FloatArray,
-    ty: FloatArray,
+    targets: FloatArray,
     bend: int | NDArray[np.int8],
     pole: FloatArray | None,
     opts: Options,
     carry_dir: tuple[float, float],
     carry_bend: int,
 ) -> tuple[tuple[float, float], int]:
-    """First pass over one block: analytic solve, soft IK, limits (accept), FK."""
+    """First pass over one block: analytic solve, soft IK, limits (accept), FK.
+
+    Results go straight into the output slices and temporaries are reused (``out=``): a block fits in cache,
+    so the cost is the number of array passes; the plain path makes about fifty, with no trigonometry in FK.
+    """
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
-    raw_d = tx * tx
-    raw_d += ty * ty
-    np.sqrt(raw_d, out=raw_d)
-    if not (raw_d.max() < 1e150 and raw_d.min() > 1e-150):  # squares may have overflowed/underflowed
-        raw_d = np.hypot(tx, ty)
-    dx, dy, held = _held_direction(tx, ty, raw_d, opts.zero_distance, carry_dir)
+    raw_d = out.distance[sl]
+    # |x + iy| of the interleaved (x, y) rows: one SIMD pass, no overflow or underflow of the squares.
+    np.abs(targets.view(np.complex128)[:, 0], out=raw_d)
+    tx = targets[:, 0]
+    ty = targets[:, 1]
+    tmp = np.empty_like(raw_d)
+    d_min, d_max = float(raw_d.min()), float(raw_d.max())
+    dx, dy, held = _held_direction(tx, ty, raw_d, d_min, opts.zero_distance, carry_dir)
     if pole is not None:
         bend = _pole_bend(dx, dy, pole, opts.pole_deadzone, carry_bend)
     flags = out.flags[sl]
     if held is not None:
         flags[held] |= _F_HELD
 
-    d = raw_d
+    soft = raw_d
     if opts.outer_width > 0.0:
-        d = soft_distance(d, total, opts.outer_width)
+        soft = soft_distance(soft, total, opts.outer_width)
         flags[raw_d > total - opts.outer_width] |= _F_SOFT
     if opts.inner_width > 0.0:
-        flags[d < inner + opts.inner_width] |= _F_SOFT
-        d = soft_inner_distance(d, inner, opts.inner_width)
+        flags[soft < inner + opts.inner_width] |= _F_SOFT
+        soft = soft_inner_distance(soft, inner, opts.inner_width)
+    if soft is not raw_d:
+        d_min, d_max = float(soft.min()), float(soft.max())
     lo, hi = clamp_bounds(a, b, opts.eps)
-    if d.max() > hi:
-        flags[d > hi] |= _F_OUTER
-    if d.min() < lo:
-        flags[d < lo] |= _F_INNER
-    d = np.clip(d, lo, hi)
+    if d_max > hi:
+        flags[soft > hi] |= _F_OUTER
+    if d_min < lo:
+        flags[soft < lo] |= _F_INNER
+    d = out.solved_distance[sl]
+    np.clip(soft, lo, hi, out=d)
 
-    m, alpha, _, _ = _half_angles(d, a, b)
+    # Half-angle factors of _angles (scalar lengths: b - a + d and a - b + d are d - r and d + r).
+    dmr = d - inner
+    dpr = d + inner
+    lmd = total - d
+    lpd = d + total
+    q_in = dmr * dpr  # d^2 - r^2
+    p_out = lmd * lpd  # L^2 - d^2
+    near, far = (dmr, dpr) if a >= b else (dpr, dmr)
+    near *= lmd
+    far *= lpd
+    # cos/sin of the doubled half angles, divided by the *computed* sum of squares (not the exact 4ad, 4ab):
+    # that keeps them consistent with the arctan2 angles to rounding even where d - r cancels.
+    a_cos = far - near
+    a_den = far + near
+    cos_m = q_in - p_out
+    m_den = q_in + p_out
+    np.sqrt(near, out=near)
+    np.sqrt(far, out=far)
+    alpha = np.arctan2(near, far)
+    alpha *= 2.0
+    np.sqrt(q_in, out=q_in)
+    np.sqrt(p_out, out=p_out)
+    m = np.arctan2(p_out, q_in)
+    m *= 2.0
     phi = np.arctan2(dy, dx)
+
+    s = out.shoulder[sl]
+    e = out.elbow_angle[sl]
+    a_sin = near
+    a_sin *= far
+    ks = q_in
+    ks *= p_out
     if isinstance(bend, int):
-        s = phi - alpha if bend > 0 else phi + alpha
-        e = m if bend > 0 else -m
+        if bend > 0:
+            np.subtract(phi, alpha, out=s)
+            e[...] = m
+        else:
+            np.add(phi, alpha, out=s)
+            np.negative(m, out=e)
+        sin_sign: float | FloatArray = 2.0 * bend
+        ks *= sin_sign
     else:
         bend_f = bend.astype(np.float64)
-        s = phi - bend_f * alpha
-        e = bend_f * m
-    sx = d * dx
-    sy = d * dy
+        alpha *= bend_f
+        np.subtract(phi, alpha, out=s)
+        np.multiply(m, bend_f, out=e)
+        sin_sign = bend_f
+        sin_sign *= 2.0
+        ks *= sin_sign
+    _wrap_pi_inplace(s, tmp)
+
+    sx = np.multiply(d, dx)
+    sy = np.multiply(d, dy)
+    out.bend[sl] = bend
+
+    # FK from the same factors instead of cos/sin of the angles (those cost ~8 ns each per frame):
+    # elbow = a (cos s, sin s) with s = phi - bend alpha; tip = elbow rotated by bend m, scaled by b/a, added.
+    inv = np.divide(a, a_den, out=a_den)
+    a_cos *= inv  # a cos(alpha)
+    a_sin *= inv
+    a_sin *= sin_sign  # bend a sin(alpha)
+    inv = np.divide(b / a, m_den, out=m_den)
+    kc = cos_m
+    kc *= inv
+    kc += 1.0  # 1 + b/a cos(m)
+    ks *= inv  # bend b/a sin(m)
+    ex = np.multiply(dx, a_cos)
+    np.multiply(dy, a_sin, out=tmp)
+    ex += tmp
+    ey = np.multiply(dy, a_cos, out=a_cos)
+    np.multiply(dx, a_sin, out=tmp)
+    ey -= tmp
+    end_x = np.multiply(ex, kc)
+    np.multiply(ey, ks, out=tmp)
+    end_x -= tmp
+    end_y = np.multiply(ey, kc, out=kc)
+    np.multiply(ex, ks, out=tmp)
+    end_y += tmp
+
     if opts.limits is not None:
-        s, e, lim_s, lim_e = apply_limits(s, e, phi, sx, sy, a, b, bend, opts.limits)
+        s_lim, e_lim, lim_s, lim_e = apply_limits(s, e, phi, sx, sy, a, b, bend, opts.limits)
         flags[lim_s] |= _F_LIM_S
         flags[lim_e] |= _F_LIM_E
-    if opts.limits is None or opts.limits.shoulder is None:
-        s = wrap_pi(s)
-
-    out.shoulder[sl] = s
-    out.elbow_angle[sl] = e
-    out.solved[sl, 0] = sx
-    out.solved[sl, 1] = sy
-    out.distance[sl] = raw_d
-    out.solved_distance[sl] = d
-    out.bend[sl] = bend
-    _write_fk(out, sl, s, e, a, b)
+        # Angles the limits moved (beyond re-expressing the shoulder inside its arc) need a real FK.
+        moved = np.flatnonzero((s_lim != s) | (e_lim != e))
+        s[...] = s_lim
+        e[...] = e_lim
+        if moved.size:
+            mex, mey, mend_x, mend_y = _fk(s[moved], e[moved], a, b, 0.0, 0.0)
+            ex[moved] = mex
+            ey[moved] = mey
+            end_x[moved] = mend_x
+            end_y[moved] = mend_y
+    # Contiguous temporaries above, one strided copy per output column here (strided ufuncs cost 3x).
+    solved = out.solved[sl]
+    solved[:, 0] = sx
+    solved[:, 1] = sy
+    elbow = out.elbow[sl]
+    elbow[:, 0] = ex
+    elbow[:, 1] = ey
+    end = out.end[sl]
+    end[:, 0] = end_x
+    end[:, 1] = end_y
     last_bend = bend if isinstance(bend, int) else int(bend[-1])
     return (float(dx[-1]), float(dy[-1])), last_bend
 
 
-def _norm(x: FloatArray, y: FloatArray) -> FloatArray:
-    """sqrt(x^2 + y^2), computed in place: callers pass temporaries."""
-    x *= x
-    y *= y
-    x += y
-    return np.sqrt(x, out=x)
-
-
-def _write_fk(
-    out: _Frames,
-    sl: slice,
-    s: FloatArray,
-    e: FloatArray,
-    a: float,
-    b: float,
-) -> tuple[FloatArray, FloatArray]:
-    """FK of the final angles into ``out.elbow``/``out.end`` for a block; returns the tip coordinates."""
-    ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
-    out.elbow[sl, 0] = ex
-    out.elbow[sl, 1] = ey
-    out.end[sl, 0] = end_x
-    out.end[sl, 1] = end_y
-    return end_x, end_y
+def _wrap_pi_inplace(x: FloatArray, scratch: FloatArray) -> None:
+    """:func:`solver.limits.wrap_pi` into ``x`` itself (same operations, so the same rounding)."""
+    np.subtract(x, math.pi, out=scratch)
+    np.divide(scratch, TAU, out=scratch)
+    np.ceil(scratch, out=scratch)
+    scratch *= TAU
+    x -= scratch
 
 
 def _resolve(
@@ -578,8 +658,7 @@ def stretch_candidates(
 
 
 def _stretch(out: _Frames, opts: Options) -> FloatArray:
-    n = out.shoulder.shape[0]
-    scale = np.ones(n)
+    scale = out.stretch
     limited = np.flatnonzero(out.flags & (_F_LIM_S | _F_LIM_E))
     if limited.size == 0 or opts.limits is None:
         return scale
@@ -633,6 +712,7 @@ def _solve_frames(
 ) -> TwoBoneResult:
     n = aimed.shape[0]
     out = _Frames.empty(n)
+    aimed_rows = np.ascontiguousarray(aimed)  # rows viewed as complex numbers in _block
     carry_dir = previous.direction if previous is not None else opts.initial_direction
     if previous is not None:
         carry_bend = previous.bend
@@ -643,8 +723,7 @@ def _solve_frames(
         carry_dir, carry_bend = _block(
             out,
             sl,
-            aimed[sl, 0],
-            aimed[sl, 1],
+            aimed_rows[sl],
             bend if isinstance(bend, int) else bend[sl],
             None if pole is None else pole[sl],
             opts,
@@ -653,11 +732,10 @@ def _solve_frames(
         )
 
     root = np.zeros((n, 2))
-    scale: FloatArray | None = None
     if opts.limits is not None and opts.strategy is Strategy.MOVE_ROOT:
         root = _move_root(out, opts, previous)
     elif opts.limits is not None and opts.strategy is Strategy.STRETCH:
-        scale = _stretch(out, opts)
+        _stretch(out, opts)
 
     if n:
         state = SolverState(
@@ -678,7 +756,7 @@ def _solve_frames(
         flags=out.flags,
         bend=out.bend,
         root_offset=root,
-        stretch=np.ones(n) if scale is None else scale,
+        stretch=out.stretch,
         state=state,
         sensitivity_params=(opts.a, opts.b, opts.outer_width, opts.inner_width, opts.zero_distance),
     )
