@@ -103,8 +103,8 @@ def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool)
 
     ``parented``: the target follows an animated Empty (rotation) through a Child Of constraint and keys only its
     distance, so it is not F-curve-only and the bake samples it through a temporary scene (an object parent
-    alone would still be composed from F-curves); otherwise it keys its own world location. ``ik_constraint``: Blender's IK on the lower bone
-    (the baseline's rig). The scene's frame range is set to [1, frames].
+    alone would still be composed from F-curves); otherwise it keys its own world location. ``ik_constraint``:
+    Blender's IK on the lower bone (the baseline's rig). The scene's frame range is set to [1, frames].
     """
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
