@@ -8,7 +8,7 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..properties import SPACE_ITEMS
 from ..rig import ChainError, check_shared_bones, read_chain
-from .common import armature_poll
+from .common import active_chain_poll, armature_poll
 
 
 def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: str, size: float) -> bpy.types.Object:
@@ -111,13 +111,7 @@ class POSE_OT_soft_ik_remove_chain(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        if not armature_poll(cls, context):
-            return False
-        settings = context.active_object.soft_ik_2d
-        if not 0 <= settings.active_chain_index < len(settings.chains):
-            cls.poll_message_set("The armature has no active Soft IK chain")
-            return False
-        return True
+        return active_chain_poll(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = context.active_object.soft_ik_2d

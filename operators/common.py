@@ -22,6 +22,17 @@ def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = Fa
     return True
 
 
+def active_chain_poll(cls: type, context: bpy.types.Context) -> bool:
+    """``armature_poll`` plus an active chain on the armature."""
+    if not armature_poll(cls, context):
+        return False
+    settings = context.active_object.soft_ik_2d
+    if not 0 <= settings.active_chain_index < len(settings.chains):
+        cls.poll_message_set("The armature has no active Soft IK chain")
+        return False
+    return True
+
+
 def selected_armatures(context: bpy.types.Context) -> list[bpy.types.Object]:
     """The active armature first, then every other selected armature, each once."""
     out: list[bpy.types.Object] = []

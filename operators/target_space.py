@@ -6,7 +6,7 @@ import bpy
 
 from ..rig import declared_parent, space_mismatch
 from ..target_parenting import reparent_keep_motion
-from .common import armature_poll
+from .common import active_chain_poll
 
 
 class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
@@ -18,12 +18,9 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        if not armature_poll(cls, context):
+        if not active_chain_poll(cls, context):
             return False
         settings = context.active_object.soft_ik_2d
-        if not 0 <= settings.active_chain_index < len(settings.chains):
-            cls.poll_message_set("The armature has no active Soft IK chain")
-            return False
         if settings.chains[settings.active_chain_index].target is None:
             cls.poll_message_set("The active chain has no target")
             return False
