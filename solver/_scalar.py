@@ -93,26 +93,35 @@ def _limit(
         return s, e, 0
     e_lo, e_hi = _aim_range(limits, bend)
     best = math.inf
+    dist = math.sqrt(sx * sx + sy * sy)
     for e_c in (e_lo, e_hi):
+        # Same tip distances as solver.limits._best_in_box: aimed at the target unless on a bound.
         vx = a + b * math.cos(e_c)
         vy = b * math.sin(e_c)
         s_c = phi - math.atan2(vy, vx)
-        s_c = _wrap_pi(s_c) if limits.shoulder is None else _clamp_arc(s_c, *limits.shoulder)[0]
-        cs, sn = math.cos(s_c), math.sin(s_c)
-        dx = cs * vx - sn * vy - sx
-        dy = sn * vx + cs * vy - sy
-        err = dx * dx + dy * dy
+        gap = dist - math.sqrt(vx * vx + vy * vy)
+        err = gap * gap
+        if limits.shoulder is None:
+            s_c = _wrap_pi(s_c)
+        else:
+            s_c = _clamp_arc(s_c, *limits.shoulder)[0]
+            if s_c in limits.shoulder:
+                cs, sn = math.cos(s_c), math.sin(s_c)
+                err = _dist2(cs * vx - sn * vy, sn * vx + cs * vy, sx, sy)
         if err < best:
             best, s, e = err, s_c, e_c
     if limits.shoulder is not None:
         for s_c in limits.shoulder:
             ex = a * math.cos(s_c)
             ey = a * math.sin(s_c)
-            aim = _wrap_pi(math.atan2(sy - ey, sx - ex) - s_c)
+            rx = sx - ex
+            ry = sy - ey
+            aim = _wrap_pi(math.atan2(ry, rx) - s_c)
             e_c = _clamp_arc_bounds(aim, e_lo, e_hi)
-            dx = ex + b * math.cos(s_c + e_c) - sx
-            dy = ey + b * math.sin(s_c + e_c) - sy
-            err = dx * dx + dy * dy
+            gap = math.sqrt(rx * rx + ry * ry) - b
+            err = gap * gap
+            if e_c in (e_lo, e_hi):
+                err = _dist2(ex + b * math.cos(s_c + e_c), ey + b * math.sin(s_c + e_c), sx, sy)
             if err < best:
                 best, s, e = err, s_c, e_c
     flags = 0
@@ -124,15 +133,16 @@ def _limit(
 
 
 def _solve_point(
-    tx: float, ty: float, fallback: tuple[float, float], a: float, b: float, bend: int, opts: Options
+    tx: float, ty: float, fallback: tuple[float, float], bend: int, opts: Options, eps: float
 ) -> tuple[float, float, int]:
     """Hard-clamped solve + limits for a strategy's adjusted target (mirror of ``two_bone._resolve``)."""
+    a, b = opts.a, opts.b
     raw_d = math.sqrt(tx * tx + ty * ty)
     if raw_d > opts.zero_distance:
         dx, dy = tx / raw_d, ty / raw_d
     else:
         dx, dy = fallback
-    lo, hi = clamp_bounds(a, b, opts.eps)
+    lo, hi = clamp_bounds(a, b, eps)
     d = min(max(raw_d, lo), hi)
     m, alpha = _angles(d, a, b)
     phi = math.atan2(dy, dx)
@@ -272,15 +282,13 @@ def solve_single(
 
     m, alpha = _angles(d, a, b)
     phi = math.atan2(dy, dx)
-    s = phi - bend * alpha
+    s = _wrap_pi(phi - bend * alpha)  # wrapped before the limits, as in the batch path
     e = bend * m
     sx, sy = d * dx, d * dy
     limits = opts.limits
     if limits is not None:
         s, e, lim_flags = _limit(s, e, phi, sx, sy, a, b, bend, limits)
         flags |= lim_flags
-    if limits is None or limits.shoulder is None:
-        s = _wrap_pi(s)
     sensitivity = _sensitivity(raw_d, d, raw_d, opts)
 
     root_x = root_y = 0.0
@@ -292,7 +300,7 @@ def solve_single(
             missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
         root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
-            s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), a, b, bend, opts)
+            s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), bend, opts, opts.eps)
             flags |= _ROOT
             _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
             _, _, new_x, new_y = _fk(s_new, e_new, a, b, root_x, root_y)
@@ -305,7 +313,7 @@ def solve_single(
         best = math.sqrt(_dist2(end_x, end_y, sx, sy))
         chosen = 0
         for k in _stretch_candidates(sx, sy, d, bend, opts):
-            s_new, e_new, lim_flags = _solve_point(sx, sy, (dx, dy), a * k, b * k, bend, opts)
+            s_new, e_new, lim_flags = _solve_point(sx / k, sy / k, (dx, dy), bend, opts, opts.eps / k)
             _, _, end_x, end_y = _fk(s_new, e_new, a * k, b * k, 0.0, 0.0)
             err = math.sqrt(_dist2(end_x, end_y, sx, sy))
             if err < best - tol or (err <= best + tol and abs(k - 1.0) < abs(scale - 1.0)):

@@ -199,40 +199,78 @@ def _best_in_box(
     bend: int,
     limits: JointLimits,
 ) -> tuple[FloatArray, FloatArray]:
-    """The candidates of :func:`apply_limits` for frames sharing one bend side; returns the nearest."""
+    """The candidates of :func:`apply_limits` for frames sharing one bend side; returns the nearest.
+
+    Tip distances need no trigonometry: a candidate that is not clamped onto a bound points its last free
+    bone straight at the target, so its distance is a difference of lengths; one clamped onto a bound has
+    a tip that depends only on the bound. Ties go to the earlier candidate.
+    """
     e_lo, e_hi = _aim_bounds(limits, bend)
-    shape = phi.shape
-    cands_s: list[FloatArray] = []
-    cands_e: list[FloatArray] = []
-    tips_x: list[FloatArray] = []
-    tips_y: list[FloatArray] = []
+    dist = np.sqrt(tx * tx + ty * ty)
+    best_s: FloatArray | None = None
+    best_e: FloatArray = np.empty(0)
+    best_err: FloatArray = np.empty(0)
     for e_c in (e_lo, e_hi):
         # Elbow at a bound: the tip is the fixed vector (a + b cos e, b sin e) rotated by the shoulder.
         vx = a + b * math.cos(e_c)
         vy = b * math.sin(e_c)
         s_c = phi - np.arctan2(vy, vx)
-        s_c = wrap_pi(s_c) if limits.shoulder is None else clamp_arc(s_c, *limits.shoulder)[0]
-        cs, sn = np.cos(s_c), np.sin(s_c)
-        cands_s.append(s_c)
-        cands_e.append(np.full(shape, e_c))
-        tips_x.append(cs * vx - sn * vy)
-        tips_y.append(sn * vx + cs * vy)
+        gap = dist - np.sqrt(vx * vx + vy * vy)
+        err = gap * gap
+        if limits.shoulder is None:
+            s_c = wrap_pi(s_c)
+        else:
+            s_c = clamp_arc(s_c, *limits.shoulder)[0]
+            for bound in limits.shoulder:
+                at = np.flatnonzero(s_c == bound)
+                if at.size:
+                    c, s = math.cos(bound), math.sin(bound)
+                    vx_at, vy_at = _pick(vx, at), _pick(vy, at)
+                    err[at] = _dist2(c * vx_at - s * vy_at, s * vx_at + c * vy_at, tx[at], ty[at])
+        e_arr = np.full(phi.shape, e_c)
+        best_s, best_e, best_err = _keep_better(best_s, best_e, best_err, s_c, e_arr, err)
     if limits.shoulder is not None:
         for s_bound in limits.shoulder:
             # Shoulder at a bound: the elbow is fixed, aim the lower bone at the target.
             ex = a * math.cos(s_bound)
             ey = a * math.sin(s_bound)
-            aim = wrap_pi(np.arctan2(ty - ey, tx - ex) - s_bound)
+            rx = tx - ex
+            ry = ty - ey
+            aim = wrap_pi(np.arctan2(ry, rx) - s_bound)
             e_aim = _clamp_arc_per_frame(aim, e_lo, e_hi)
-            cands_s.append(np.full(shape, s_bound))
-            cands_e.append(e_aim)
-            tips_x.append(ex + b * np.cos(s_bound + e_aim))
-            tips_y.append(ey + b * np.sin(s_bound + e_aim))
-    dx = np.stack(tips_x) - tx
-    dy = np.stack(tips_y) - ty
-    best = np.argmin(dx * dx + dy * dy, axis=0)
-    cols = np.arange(shape[0])
-    return np.stack(cands_s)[best, cols], np.stack(cands_e)[best, cols]
+            gap = np.sqrt(rx * rx + ry * ry) - b
+            err = gap * gap
+            for bound in (e_lo, e_hi):
+                at = np.flatnonzero(e_aim == bound)
+                if at.size:
+                    b_at = _pick(b, at)
+                    tip_x = _pick(ex, at) + b_at * math.cos(s_bound + bound)
+                    tip_y = _pick(ey, at) + b_at * math.sin(s_bound + bound)
+                    err[at] = _dist2(tip_x, tip_y, tx[at], ty[at])
+            s_arr = np.full(phi.shape, s_bound)
+            best_s, best_e, best_err = _keep_better(best_s, best_e, best_err, s_arr, e_aim, err)
+    assert best_s is not None
+    return best_s, best_e
+
+
+def _keep_better(
+    best_s: FloatArray | None,
+    best_e: FloatArray,
+    best_err: FloatArray,
+    s: FloatArray,
+    e: FloatArray,
+    err: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    if best_s is None:
+        return s, e, err
+    better = err < best_err
+    return np.where(better, s, best_s), np.where(better, e, best_e), np.where(better, err, best_err)
+
+
+def _dist2(x: FloatArray | float, y: FloatArray | float, tx: FloatArray, ty: FloatArray) -> FloatArray:
+    dx = x - tx
+    dy = y - ty
+    return np.asarray(dx * dx + dy * dy)
 
 
 def gaussian_weights(sigma: float) -> FloatArray:

@@ -495,27 +495,28 @@ def _resolve(
     tx: FloatArray,
     ty: FloatArray,
     fallback: FloatArray,
-    a: FloatArray | float,
-    b: FloatArray | float,
     bend: NDArray[np.int8],
     opts: Options,
+    eps: FloatArray | float,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.bool_]]:
     """Hard-clamped analytic solve + best reach within limits for a strategy's adjusted frames.
 
-    ``(tx, ty)`` are already soft-clamped targets seen from the moved root or for scaled bones;
+    ``(tx, ty)`` are already soft-clamped targets seen from the moved root, or divided by the bone scale
+    (angles do not change when the chain and its target scale together, so every re-solve uses the real
+    bones); ``eps`` is the clamp margin in the same units (``opts.eps / k`` for scale ``k``).
     ``fallback`` (k, 2) is each frame's own direction, used if the adjusted target sits on the root.
     """
+    a, b = opts.a, opts.b
     raw_d = np.sqrt(tx * tx + ty * ty)
     valid = raw_d > opts.zero_distance
     safe = np.where(valid, raw_d, 1.0)
     dx = np.where(valid, tx / safe, fallback[:, 0])
     dy = np.where(valid, ty / safe, fallback[:, 1])
-    eps = opts.eps
-    lo = np.abs(a - b) + eps
-    hi = a + b - eps
-    mid = 0.5 * (np.abs(a - b) + a + b)
-    lo, hi = np.where(lo > hi, mid, lo), np.where(lo > hi, mid, hi)
-    d = np.clip(raw_d, lo, hi)
+    lo = opts.inner + eps
+    hi = opts.total - eps
+    mid = 0.5 * (abs(a - b) + a + b)
+    collapsed = lo > hi
+    d = np.clip(raw_d, np.where(collapsed, mid, lo), np.where(collapsed, mid, hi))
     m, alpha = _angles(d, a, b)
     phi = np.arctan2(dy, dx)
     bend_f = bend.astype(np.float64)
@@ -551,7 +552,7 @@ def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> Flo
         oy = offset[moved, 1]
         sx = out.solved[moved, 0]
         sy = out.solved[moved, 1]
-        s, e, lim_s, lim_e = _resolve(sx - ox, sy - oy, out.directions(moved), opts.a, opts.b, out.bend[moved], opts)
+        s, e, lim_s, lim_e = _resolve(sx - ox, sy - oy, out.directions(moved), out.bend[moved], opts, opts.eps)
         ex, ey, end_x, end_y = _fk(s, e, opts.a, opts.b, ox, oy)
         # Never worse than keeping the accepted pose on the moved root (possible once smoothing bent the
         # offset away from the missing vector): that pose's tip is simply the accepted tip + offset.
@@ -663,42 +664,58 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
     if limited.size == 0 or opts.limits is None:
         return scale
     a, b = opts.a, opts.b
-    for start in range(0, limited.size, BLOCK):
-        idx = limited[start : start + BLOCK]
+    tol = 1e-9 * opts.total
+    n_cands = 4 if opts.limits.shoulder is not None else 2
+    chunk = max(1, BLOCK // n_cands)
+    for start in range(0, limited.size, chunk):
+        idx = limited[start : start + chunk]
         sx = out.solved[idx, 0]
         sy = out.solved[idx, 1]
         bend = out.bend[idx]
-        directions = out.directions(idx)
-        tol = 1e-9 * opts.total
+        cands = stretch_candidates(sx, sy, out.solved_distance[idx], bend, a, b, opts.limits, opts.stretch_range)
+        # Every candidate of every frame in one re-solve (Python overhead is per call, not per frame).
+        k_all = np.concatenate(cands)
+        c = len(cands)
+        sx_all = np.tile(sx, c)
+        sy_all = np.tile(sy, c)
+        s_all, e_all, lim_s_all, lim_e_all = _resolve(
+            sx_all / k_all,
+            sy_all / k_all,
+            np.tile(out.directions(idx), (c, 1)),
+            np.tile(bend, c),
+            opts,
+            opts.eps / k_all,
+        )
+        _, _, end_x, end_y = _fk(s_all, e_all, a * k_all, b * k_all, 0.0, 0.0)
+        err_all = np.sqrt(_dist2(end_x, end_y, sx_all, sy_all))
+        lim_all = np.where(lim_s_all, _F_LIM_S, 0) | np.where(lim_e_all, _F_LIM_E, 0)
+
         best_err = np.sqrt(_dist2(out.end[idx, 0], out.end[idx, 1], sx, sy))
         best_k = np.ones(idx.size)
         best_s = out.shoulder[idx]
         best_e = out.elbow_angle[idx]
         best_lim = np.zeros(idx.size, dtype=np.uint16)
-        for k in stretch_candidates(sx, sy, out.solved_distance[idx], bend, a, b, opts.limits, opts.stretch_range):
-            s, e, lim_s, lim_e = _resolve(sx, sy, directions, a * k, b * k, bend, opts)
-            _, _, end_x, end_y = _fk(s, e, a * k, b * k, 0.0, 0.0)
-            err = np.sqrt(_dist2(end_x, end_y, sx, sy))
+        for j in range(c):
+            part = slice(j * idx.size, (j + 1) * idx.size)
+            k = k_all[part]
+            err = err_all[part]
             # Closer by more than rounding, or as close with less stretch: accepting the error wins ties.
             better = (err < best_err - tol) | ((err <= best_err + tol) & (np.abs(k - 1.0) < np.abs(best_k - 1.0)))
             best_err = np.where(better, err, best_err)
             best_k = np.where(better, k, best_k)
-            best_s = np.where(better, s, best_s)
-            best_e = np.where(better, e, best_e)
-            cand_lim = np.where(lim_s, _F_LIM_S, 0) | np.where(lim_e, _F_LIM_E, 0)
-            best_lim = np.where(better, cand_lim, best_lim).astype(np.uint16)
-        k_best = best_k
-        s, e = best_s, best_e
-        ex, ey, end_x, end_y = _fk(s, e, a * k_best, b * k_best, 0.0, 0.0)
-        stretched = k_best != 1.0
-        out.shoulder[idx] = s
-        out.elbow_angle[idx] = e
+            best_s = np.where(better, s_all[part], best_s)
+            best_e = np.where(better, e_all[part], best_e)
+            best_lim = np.where(better, lim_all[part], best_lim).astype(np.uint16)
+        ex, ey, end_x, end_y = _fk(best_s, best_e, a * best_k, b * best_k, 0.0, 0.0)
+        stretched = best_k != 1.0
+        out.shoulder[idx] = best_s
+        out.elbow_angle[idx] = best_e
         out.elbow[idx, 0] = ex
         out.elbow[idx, 1] = ey
         out.end[idx, 0] = end_x
         out.end[idx, 1] = end_y
         out.flags[idx] |= np.where(stretched, best_lim | _F_STRETCH, 0).astype(np.uint16)
-        scale[idx] = k_best
+        scale[idx] = best_k
     return scale
 
 
