@@ -294,12 +294,22 @@ def smooth_root_offset(offset: FloatArray, sigma: float, previous: tuple[float, 
     if half == 0:
         return offset.copy()
     n = offset.shape[0]
+    if n == 0:
+        return offset.copy()
     pad_val = np.zeros(2) if previous is None else np.asarray(previous, dtype=np.float64)
-    pad_mask = 0.0 if previous is None else 1.0
+    # The padding is already zero wherever the mask is, so only the normalization needs the mask, and it
+    # differs from the full kernel sum only within ``2 * half`` frames of either end.
     padded = np.concatenate([np.tile(pad_val, (half, 1)), offset, np.zeros((half, 2))])
-    mask = np.concatenate([np.full(half, pad_mask), np.ones(n), np.zeros(half)])
-    norm = np.convolve(mask, w, mode="valid")
+    pad_mask = 0.0 if previous is None else 1.0
+    if n <= 4 * half:  # the two ends' windows overlap: use the exact mask
+        mask = np.concatenate([np.full(half, pad_mask), np.ones(n), np.zeros(half)])
+        norm = np.convolve(mask, w, mode="valid")
+    else:
+        norm = np.full(n, np.convolve(np.ones(w.size), w, mode="valid")[0])
+        head = np.concatenate([np.full(half, pad_mask), np.ones(3 * half)])
+        norm[: 2 * half] = np.convolve(head, w, mode="valid")
+        norm[n - 2 * half :] = np.convolve(np.concatenate([np.ones(3 * half), np.zeros(half)]), w, mode="valid")
     out = np.empty_like(offset)
     for k in range(2):
-        out[:, k] = np.convolve(padded[:, k] * mask, w, mode="valid") / norm
+        out[:, k] = np.convolve(padded[:, k], w, mode="valid") / norm
     return out

@@ -337,8 +337,9 @@ def _block(
     opts: Options,
     carry_dir: tuple[float, float],
     carry_bend: int,
+    phi_out: FloatArray | None,
 ) -> tuple[tuple[float, float], int]:
-    """First pass over one block: analytic solve, soft IK, limits (accept), FK.
+    """First pass over one block: analytic solve, soft IK, FK (and the target angles for :func:`_limit_pass`).
 
     Results go straight into the output slices and temporaries are reused (``out=``): a block fits in cache,
     so the cost is the number of array passes; the plain path makes about fifty, with no trigonometry in FK.
@@ -454,20 +455,8 @@ def _block(
     np.multiply(ex, ks, out=tmp)
     end_y += tmp
 
-    if opts.limits is not None:
-        s_lim, e_lim, lim_s, lim_e = apply_limits(s, e, phi, sx, sy, a, b, bend, opts.limits)
-        flags[lim_s] |= _F_LIM_S
-        flags[lim_e] |= _F_LIM_E
-        # Angles the limits moved (beyond re-expressing the shoulder inside its arc) need a real FK.
-        moved = np.flatnonzero((s_lim != s) | (e_lim != e))
-        s[...] = s_lim
-        e[...] = e_lim
-        if moved.size:
-            mex, mey, mend_x, mend_y = _fk(s[moved], e[moved], a, b, 0.0, 0.0)
-            ex[moved] = mex
-            ey[moved] = mey
-            end_x[moved] = mend_x
-            end_y[moved] = mend_y
+    if phi_out is not None:
+        phi_out[...] = phi
     # Contiguous temporaries above, one strided copy per output column here (strided ufuncs cost 3x).
     solved = out.solved[sl]
     solved[:, 0] = sx
@@ -480,6 +469,42 @@ def _block(
     end[:, 1] = end_y
     last_bend = bend if isinstance(bend, int) else int(bend[-1])
     return (float(dx[-1]), float(dy[-1])), last_bend
+
+
+LIMIT_CHUNK = 4 * BLOCK  # frames per limits pass: a quarter or so hit a limit, so the box search gets ~BLOCK
+
+
+def _limit_pass(out: _Frames, phi: FloatArray, bend: int | None, opts: Options) -> None:
+    """Joint limits (the ``accept`` answer) over all frames, after the analytic pass.
+
+    A separate pass in larger chunks: the box search runs only on limited frames, and its Python overhead
+    is per call, so it should see as many of them at once as the cache allows.
+    """
+    assert opts.limits is not None
+    a, b = opts.a, opts.b
+    n = phi.shape[0]
+    for start in range(0, n, LIMIT_CHUNK):
+        sl = slice(start, min(start + LIMIT_CHUNK, n))
+        s = out.shoulder[sl]
+        e = out.elbow_angle[sl]
+        sx = out.solved[sl, 0]
+        sy = out.solved[sl, 1]
+        side = out.bend[sl] if bend is None else bend
+        s_lim, e_lim, lim_s, lim_e = apply_limits(s, e, phi[sl], sx, sy, a, b, side, opts.limits)
+        flags = out.flags[sl]
+        flags[lim_s] |= _F_LIM_S
+        flags[lim_e] |= _F_LIM_E
+        # Angles the limits moved (beyond re-expressing the shoulder inside its arc) need a real FK.
+        moved = np.flatnonzero((s_lim != s) | (e_lim != e))
+        s[...] = s_lim
+        e[...] = e_lim
+        if moved.size:
+            ex, ey, end_x, end_y = _fk(s[moved], e[moved], a, b, 0.0, 0.0)
+            rows = moved + start
+            out.elbow[rows, 0] = ex
+            out.elbow[rows, 1] = ey
+            out.end[rows, 0] = end_x
+            out.end[rows, 1] = end_y
 
 
 def _wrap_pi_inplace(x: FloatArray, scratch: FloatArray) -> None:
@@ -530,9 +555,17 @@ def _resolve(
 
 
 def _cap(vec: FloatArray, cap: float) -> FloatArray:
-    norm = np.sqrt((vec * vec).sum(axis=1))
-    scale = np.where(norm > cap, cap / np.where(norm > 0.0, norm, 1.0), 1.0)
-    return np.asarray(vec * scale[:, None])
+    """Shorten the (k, 2) rows longer than ``cap`` to length ``cap`` (a new array)."""
+    x = vec[:, 0]
+    y = vec[:, 1]
+    norm = np.sqrt(x * x + y * y)
+    out = np.array(vec)
+    over = np.flatnonzero(norm > cap)
+    if over.size:
+        factor = cap / norm[over]
+        out[over, 0] *= factor
+        out[over, 1] *= factor
+    return out
 
 
 def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> FloatArray:
@@ -545,7 +578,7 @@ def _move_root(out: _Frames, opts: Options, previous: SolverState | None) -> Flo
     missing = out.solved[limited] - out.end[limited]
     offset[limited] = _cap(missing, opts.max_root_offset)
     offset = _cap(smooth_root_offset(offset, opts.root_smoothing, prev), opts.max_root_offset)
-    moved_all = np.flatnonzero((offset != 0.0).any(axis=1))
+    moved_all = np.flatnonzero((offset[:, 0] != 0.0) | (offset[:, 1] != 0.0))
     for start in range(0, moved_all.size, BLOCK):
         moved = moved_all[start : start + BLOCK]
         ox = offset[moved, 0]
@@ -735,6 +768,7 @@ def _solve_frames(
         carry_bend = previous.bend
     else:
         carry_bend = bend if isinstance(bend, int) else (int(bend[0]) if n else 1)
+    phi = None if opts.limits is None else np.empty(n)
     for start in range(0, n, BLOCK):
         sl = slice(start, min(start + BLOCK, n))
         carry_dir, carry_bend = _block(
@@ -746,7 +780,11 @@ def _solve_frames(
             opts,
             carry_dir,
             carry_bend,
+            None if phi is None else phi[sl],
         )
+    if phi is not None:
+        scalar_bend = bend if isinstance(bend, int) and pole is None else None  # a pole decides per frame
+        _limit_pass(out, phi, scalar_bend, opts)
 
     root = np.zeros((n, 2))
     if opts.limits is not None and opts.strategy is Strategy.MOVE_ROOT:
