@@ -312,7 +312,11 @@ def solve_single(
         _, _, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
         best = math.sqrt(_dist2(end_x, end_y, sx, sy))
         chosen = 0
+        tried = [1.0]
         for k in _stretch_candidates(sx, sy, d, bend, opts):
+            if k in tried:  # re-solves to a pose already scored (mirror of the batch path)
+                continue
+            tried.append(k)
             s_new, e_new, lim_flags = _solve_point(sx / k, sy / k, (dx, dy), bend, opts, opts.eps / k)
             _, _, end_x, end_y = _fk(s_new, e_new, a * k, b * k, 0.0, 0.0)
             err = math.sqrt(_dist2(end_x, end_y, sx, sy))

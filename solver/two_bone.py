@@ -699,28 +699,47 @@ def _stretch(out: _Frames, opts: Options) -> FloatArray:
     a, b = opts.a, opts.b
     tol = 1e-9 * opts.total
     n_cands = 4 if opts.limits.shoulder is not None else 2
-    chunk = max(1, BLOCK // n_cands)
+    chunk = max(1, LIMIT_CHUNK // n_cands)
     for start in range(0, limited.size, chunk):
         idx = limited[start : start + chunk]
         sx = out.solved[idx, 0]
         sy = out.solved[idx, 1]
         bend = out.bend[idx]
         cands = stretch_candidates(sx, sy, out.solved_distance[idx], bend, a, b, opts.limits, opts.stretch_range)
-        # Every candidate of every frame in one re-solve (Python overhead is per call, not per frame).
+        # Every new candidate of every frame in one re-solve (Python overhead is per call, not per frame).
+        # A factor of 1 or one already tried re-solves to a pose already scored, which cannot win: skipped.
         k_all = np.concatenate(cands)
         c = len(cands)
-        sx_all = np.tile(sx, c)
-        sy_all = np.tile(sy, c)
-        s_all, e_all, lim_s_all, lim_e_all = _resolve(
-            sx_all / k_all,
-            sy_all / k_all,
-            np.tile(out.directions(idx), (c, 1)),
-            np.tile(bend, c),
+        m = idx.size
+        fresh = k_all != 1.0
+        for j in range(1, c):
+            part = fresh[j * m : (j + 1) * m]
+            for i in range(j):
+                part &= cands[j] != cands[i]
+        rows = np.flatnonzero(fresh)
+        k_rows = k_all[rows]
+        frame = rows % m
+        sx_rows = sx[frame]
+        sy_rows = sy[frame]
+        s_rows, e_rows, lim_s_rows, lim_e_rows = _resolve(
+            sx_rows / k_rows,
+            sy_rows / k_rows,
+            out.directions(idx[frame]),
+            bend[frame],
             opts,
-            opts.eps / k_all,
+            opts.eps / k_rows,
         )
-        _, _, end_x, end_y = _fk(s_all, e_all, a * k_all, b * k_all, 0.0, 0.0)
-        err_all = np.sqrt(_dist2(end_x, end_y, sx_all, sy_all))
+        _, _, end_x, end_y = _fk(s_rows, e_rows, a * k_rows, b * k_rows, 0.0, 0.0)
+        err_all = np.full(k_all.size, np.inf)
+        err_all[rows] = np.sqrt(_dist2(end_x, end_y, sx_rows, sy_rows))
+        s_all = np.zeros(k_all.size)
+        s_all[rows] = s_rows
+        e_all = np.zeros(k_all.size)
+        e_all[rows] = e_rows
+        lim_s_all = np.zeros(k_all.size, dtype=bool)
+        lim_s_all[rows] = lim_s_rows
+        lim_e_all = np.zeros(k_all.size, dtype=bool)
+        lim_e_all[rows] = lim_e_rows
         lim_all = np.where(lim_s_all, _F_LIM_S, 0) | np.where(lim_e_all, _F_LIM_E, 0)
 
         best_err = np.sqrt(_dist2(out.end[idx, 0], out.end[idx, 1], sx, sy))
