@@ -172,3 +172,24 @@ def test_stretch_also_answers_a_shoulder_limit_when_a_scale_can_reach() -> None:
     accept = solve_two_bone(target, A, B, limits=limits)
     assert default.stretch[0] == pytest.approx(0.9)
     assert 0 < default.error[0] < accept.error[0]
+
+
+def test_limits_search_each_frame_on_the_side_its_pole_chose() -> None:
+    # The pole overrides ``bend`` frame by frame; the box search must use each frame's own side, not the
+    # fallback: the elbow stays in that side's half and the tip is as close as a brute-force grid allows.
+    rng = np.random.default_rng(11)
+    n = 80
+    ang = rng.uniform(-math.pi, math.pi, n)
+    reach = rng.uniform(0.1, 1.05, n) * L
+    targets = np.stack([reach * np.cos(ang), reach * np.sin(ang)], axis=1)
+    poles = rng.normal(size=(n, 2)) * L
+    limits = JointLimits(shoulder=(-1.5, 2.0), elbow=(-2.2, 2.6))
+    res = solve_two_bone(targets, A, B, bend=1, pole=poles, limits=limits)
+    assert (res.bend == -1).any() and (res.bend == 1).any()
+    s = np.linspace(*limits.shoulder, 400)[:, None]
+    for i in range(n):
+        e_range = (0.0, limits.elbow[1]) if res.bend[i] > 0 else (limits.elbow[0], 0.0)
+        assert e_range[0] <= res.elbow_angle[i] <= e_range[1]
+        _, tips = forward_kinematics(s, np.linspace(*e_range, 400)[None, :], A, B)
+        grid_best = np.hypot(*(tips - res.solved_target[i]).transpose(2, 0, 1)).min()
+        assert res.error_solved[i] <= grid_best + 1e-9
