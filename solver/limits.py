@@ -8,7 +8,9 @@ the caller's :class:`Strategy` decides what happens to the remaining error.
 from __future__ import annotations
 
 import enum
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,16 +173,8 @@ def apply_limits(
         return s, elbow, lim_s, lim_e
     s = s.copy()
     e = elbow.copy()
-    if isinstance(bend, int):
-        groups = [(idx, bend)]
-    else:
-        side = bend[idx] > 0
-        groups = [(idx[side], 1), (idx[~side], -1)]
-    for sub, side_bend in groups:
-        if sub.size:
-            s[sub], e[sub] = _best_in_box(
-                phi[sub], target_x[sub], target_y[sub], _pick(a, sub), _pick(b, sub), side_bend, limits
-            )
+    side = bend if isinstance(bend, int) else bend[idx] > 0
+    s[idx], e[idx] = _best_in_box(phi[idx], target_x[idx], target_y[idx], _pick(a, idx), _pick(b, idx), side, limits)
     if limits.shoulder is not None:
         lo, hi = limits.shoulder
         lim_s[idx] |= (s[idx] == lo) | (s[idx] == hi)
@@ -196,24 +190,35 @@ def _best_in_box(
     ty: FloatArray,
     a: FloatArray | float,
     b: FloatArray | float,
-    bend: int,
+    side: int | BoolArray,
     limits: JointLimits,
 ) -> tuple[FloatArray, FloatArray]:
-    """The candidates of :func:`apply_limits` for frames sharing one bend side; returns the nearest.
+    """The candidates of :func:`apply_limits`; returns the nearest (ties go to the earlier candidate).
+
+    ``side`` is the bend (+1/-1) shared by all frames, or per frame a mask of the frames with bend +1: the
+    per-side constants are then picked per frame, so one pass serves both sides.
 
     Tip distances need no trigonometry: a candidate that is not clamped onto a bound points its last free
     bone straight at the target, so its distance is a difference of lengths; one clamped onto a bound has
-    a tip that depends only on the bound. Ties go to the earlier candidate.
+    a tip that depends only on the bound.
     """
-    e_lo, e_hi = _aim_bounds(limits, bend)
+
+    def by_side(value: Callable[[float], float], which: int) -> FloatArray | float:
+        """``value`` of the elbow aim bound ``which`` (0 = low, 1 = high) of each frame's side."""
+        if isinstance(side, int):
+            return value(_aim_bounds(limits, side)[which])
+        return np.where(side, value(_aim_bounds(limits, 1)[which]), value(_aim_bounds(limits, -1)[which]))
+
+    e_bounds = (by_side(float, 0), by_side(float, 1))
+    shape = phi.shape
     dist = np.sqrt(tx * tx + ty * ty)
     best_s: FloatArray | None = None
     best_e: FloatArray = np.empty(0)
     best_err: FloatArray = np.empty(0)
-    for e_c in (e_lo, e_hi):
+    for which, e_c in enumerate(e_bounds):
         # Elbow at a bound: the tip is the fixed vector (a + b cos e, b sin e) rotated by the shoulder.
-        vx = a + b * math.cos(e_c)
-        vy = b * math.sin(e_c)
+        vx = a + b * by_side(math.cos, which)
+        vy = b * by_side(math.sin, which)
         s_c = phi - np.arctan2(vy, vx)
         gap = dist - np.sqrt(vx * vx + vy * vy)
         err = gap * gap
@@ -222,12 +227,9 @@ def _best_in_box(
         else:
             s_c = clamp_arc(s_c, *limits.shoulder)[0]
             for bound in limits.shoulder:
-                at = np.flatnonzero(s_c == bound)
-                if at.size:
-                    c, s = math.cos(bound), math.sin(bound)
-                    vx_at, vy_at = _pick(vx, at), _pick(vy, at)
-                    err[at] = _dist2(c * vx_at - s * vy_at, s * vx_at + c * vy_at, tx[at], ty[at])
-        e_arr = np.full(phi.shape, e_c)
+                c, s = math.cos(bound), math.sin(bound)
+                err = np.where(s_c == bound, _dist2(c * vx - s * vy, s * vx + c * vy, tx, ty), err)
+        e_arr = np.broadcast_to(e_c, shape).copy()
         best_s, best_e, best_err = _keep_better(best_s, best_e, best_err, s_c, e_arr, err)
     if limits.shoulder is not None:
         for s_bound in limits.shoulder:
@@ -237,20 +239,25 @@ def _best_in_box(
             rx = tx - ex
             ry = ty - ey
             aim = wrap_pi(np.arctan2(ry, rx) - s_bound)
-            e_aim = _clamp_arc_per_frame(aim, e_lo, e_hi)
+            e_aim = _clamp_arc_per_frame(aim, e_bounds[0], e_bounds[1])
             gap = np.sqrt(rx * rx + ry * ry) - b
             err = gap * gap
-            for bound in (e_lo, e_hi):
-                at = np.flatnonzero(e_aim == bound)
-                if at.size:
-                    b_at = _pick(b, at)
-                    tip_x = _pick(ex, at) + b_at * math.cos(s_bound + bound)
-                    tip_y = _pick(ey, at) + b_at * math.sin(s_bound + bound)
-                    err[at] = _dist2(tip_x, tip_y, tx[at], ty[at])
-            s_arr = np.full(phi.shape, s_bound)
+            for which, e_c in enumerate(e_bounds):
+                cos_t = by_side(functools.partial(_cos_sum, s_bound), which)
+                sin_t = by_side(functools.partial(_sin_sum, s_bound), which)
+                err = np.where(e_aim == e_c, _dist2(ex + b * cos_t, ey + b * sin_t, tx, ty), err)
+            s_arr = np.full(shape, s_bound)
             best_s, best_e, best_err = _keep_better(best_s, best_e, best_err, s_arr, e_aim, err)
     assert best_s is not None
     return best_s, best_e
+
+
+def _cos_sum(x: float, y: float) -> float:
+    return math.cos(x + y)
+
+
+def _sin_sum(x: float, y: float) -> float:
+    return math.sin(x + y)
 
 
 def _keep_better(
