@@ -128,8 +128,14 @@ def _pick(values: FloatArray | float, idx: NDArray[np.intp]) -> FloatArray | flo
 
 
 def _aim_bounds(limits: JointLimits, bend: int) -> tuple[float, float]:
-    lo, hi = elbow_aim_range(limits, bend)
-    return float(lo), float(hi)
+    """:func:`elbow_aim_range` for one side, in plain floats (called per candidate, numpy costs more here)."""
+    half_lo, half_hi = (0.0, math.pi) if bend > 0 else (-math.pi, 0.0)
+    if limits.elbow is None:
+        return half_lo, half_hi
+    lo, hi = limits.elbow
+    ilo = max(half_lo, lo)
+    ihi = min(half_hi, hi)
+    return (lo, hi) if ilo > ihi else (ilo, ihi)
 
 
 def apply_limits(
@@ -203,11 +209,14 @@ def _best_in_box(
     a tip that depends only on the bound.
     """
 
+    plus = _aim_bounds(limits, 1)
+    minus = _aim_bounds(limits, -1)
+
     def by_side(value: Callable[[float], float], which: int) -> FloatArray | float:
         """``value`` of the elbow aim bound ``which`` (0 = low, 1 = high) of each frame's side."""
         if isinstance(side, int):
-            return value(_aim_bounds(limits, side)[which])
-        return np.where(side, value(_aim_bounds(limits, 1)[which]), value(_aim_bounds(limits, -1)[which]))
+            return value((plus if side > 0 else minus)[which])
+        return np.where(side, value(plus[which]), value(minus[which]))
 
     e_bounds = (by_side(float, 0), by_side(float, 1))
     shape = phi.shape
