@@ -34,8 +34,9 @@ class Strategy(enum.StrEnum):
       body does not shake; the chain is then re-solved from the moved shoulder.
     - ``STRETCH``: scale both bones by one factor within ``stretch_range``. Candidate factors make the
       chain reach with the elbow at a bound of its range, or with the shoulder at a bound of its arc
-      (closed forms in :func:`solver.two_bone.stretch_candidates`); each is re-solved with the scaled bones
-      and the closest tip wins, the smallest stretch on ties, no stretch unless it gets closer.
+      (closed forms in :func:`solver.two_bone.stretch_candidates`); each distinct factor other than 1 is
+      re-solved with the scaled bones and the closest tip wins, the smallest stretch on ties, no stretch
+      unless it gets closer.
 
     Accept (and every re-solve) minimizes the distance to the *solved* target (after soft IK and the hard
     clamp), not to the raw one: the strategies compensate for limits, soft IK keeps its deliberate gap.
