@@ -71,6 +71,9 @@ STALL_FRACTION = 1e-3
 # CCD and FABRIK crawl near full extension (rate -> 1), where the polish converges much faster.
 SLOW_RATIO = 0.98
 SLOW_SWEEPS = 10
+# A frame whose sweeps stopped (after at least SLOW_SWEEPS of them) with the tip further than this fraction of
+# L from a reachable target, no joint on a limit, is solved again from :func:`arc_start` (see solve_frames).
+RESTART_ERROR = 0.01
 
 # The frame loop's predictor (:func:`predict_step`) acts only when the warm start's tip is within this fraction
 # of L of the target (a frame-to-frame motion, where a first-order step is accurate); further, the method's
@@ -390,6 +393,36 @@ def predict_step(
     return out
 
 
+def tip_error(angles: Sequence[float], tx: float, ty: float, lengths: Sequence[float]) -> float:
+    """Distance from the tip of the chain posed by ``angles`` to ``(tx, ty)`` (length units)."""
+    x = y = a = 0.0
+    for i in range(len(angles)):
+        a += angles[i]
+        x += lengths[i] * math.cos(a)
+        y += lengths[i] * math.sin(a)
+    return math.hypot(tx - x, ty - y)
+
+
+def _restart(
+    kernel: FrameKernel, pose: list[float], used: int, tx: float, ty: float, dist: float, warm: list[float],
+    lengths: Sequence[float], bend: int, lower: Sequence[float], upper: Sequence[float],
+) -> tuple[list[float], int]:
+    """The better of ``pose`` and a solve from :func:`arc_start`, for a frame the sweeps left far off.
+
+    CCD and FABRIK crawl when a folded chain has to unfold toward full extension (a far jump of the
+    target), and the polish, made to finish from close by, may then run out of steps. An even arc aimed at
+    the target starts close to it. Not done when a joint sits on a limit (the frame is limit-blocked, the
+    arc would not help); the frame has jumped anyway, so continuity is not at stake.
+    """
+    if any(pose[i] <= lower[i] or pose[i] >= upper[i] for i in range(len(pose))):
+        return pose, used
+    phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0])
+    again, more = kernel(arc_start(phi, dist, lengths, bend, lower, upper), tx, ty)
+    if tip_error(again, tx, ty, lengths) < tip_error(pose, tx, ty, lengths):
+        return again, used + more
+    return pose, used + more
+
+
 def solve_frames(
     kernel: FrameKernel, solved: FloatArray, setup: ChainSetup, *, predict: bool = False,
 ) -> tuple[FloatArray, IntArray]:
@@ -410,6 +443,7 @@ def solve_frames(
     outer = setup.total_length
     tol = setup.tolerance
     warm = [float(v) for v in setup.warm_angles]
+    restart = RESTART_ERROR * outer
     damping = (PREDICT_DAMPING * outer) ** 2
     reach = PREDICT_REACH * outer
     poses: list[list[float]] = []
@@ -435,6 +469,8 @@ def solve_frames(
                 warm = arc_start(phi, dist, lens, setup.bend, lower, upper)
         start = predict_step(warm, tx, ty, lens, lower, upper, damping, reach) if predict else warm
         pose, used = kernel(start, tx, ty)
+        if used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart:
+            pose, used = _restart(kernel, pose, used, tx, ty, dist, warm, lens, setup.bend, lower, upper)
         for i in range(n):
             # Sweeps from a far warm start can wind a joint by whole turns; the same pose with the smallest
             # turn from the previous frame keeps the keys free of full spins (when the limits allow it).

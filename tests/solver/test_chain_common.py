@@ -166,6 +166,25 @@ def test_reachable_targets_converge_without_limits(
 
 
 @pytest.mark.parametrize("solve", SOLVERS)
+@pytest.mark.parametrize(("lengths", "targets"), [
+    # Found by the property above: the chain folded round a near target must unfold to 96 % / 99 % of its
+    # reach, where the sweeps crawl and the polish alone ran out of steps.
+    ([1.0, 0.875, 0.46875, 2.0, 1.921875, 1.75, 1.125, 1.5, 0.75, 1.5, 1.125, 1.125, 1.46875, 1.5, 1.75,
+      0.78125, 0.8125, 0.34375, 1.3125, 1.0625, 1.1796875, 1.09375, 1.890625, 1.09375, 0.5, 0.5, 0.5, 0.5, 0.5],
+     [[2.0, 0.0], [30.75, 0.0]]),
+    ([0.5, 2.0, 2.0, 1.5, 1.5, 1.0, 2.0, 1.0, 2.0, 2.0, 1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 2.0, 1.0, 1.0, 1.0, 0.5,
+      0.75, 0.75, 0.5, 0.75, 0.375, 0.3125, 0.3125, 0.5],
+     [[1.0, 0.0], [22.0, 0.0], [1.0, 0.0], [33.5 * math.cos(2.0), 33.5 * math.sin(2.0)]]),
+])
+def test_a_folded_chain_jumping_to_near_full_reach_converges(
+    solve: Callable[..., cc.ChainResult], lengths: list[float], targets: list[list[float]]
+) -> None:
+    lens = np.array(lengths)
+    res = solve(np.array(targets), lens)
+    assert np.all(np.hypot(*(hand_fk(res.angles, lens) - np.array(targets)).T) <= 1e-6 * lens.sum())
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
 @given(lengths=chains(), data=st.data(), strategy=st.sampled_from(cc.STRATEGIES))
 @settings(max_examples=20, deadline=None)
 def test_limits_are_never_violated_and_nothing_is_nan(
