@@ -16,7 +16,9 @@ counter-clockwise, in radians. Everything here is solver-independent:
   0.3 % L per frame took ~24 sweeps per frame, and takes one sweep after the step. On a moving target CCD's
   character then shows where the target jumps (beyond ``PREDICT_REACH`` per frame) and in the start pose;
   between, the chain follows with the smallest joint change. FABRIK needs ~4 passes per frame without it
-  and its passes are what spread a motion over its chain, so it does not use the step;
+  and its passes are what spread a motion over its chain, so it does not use the step. A frame the
+  method leaves further than ``RESTART_ERROR`` (1 % L) from a reachable target after a far jump (a folded
+  chain unfolding toward full reach, where both methods crawl) is solved again from an even arc;
 * the polish (:func:`polish`): damped Gauss-Newton / Levenberg-Marquardt steps, vectorized over all frames
   at once, take every frame from there to ``tolerance`` (default 1e-6 L) by the smallest joint change;
 * strategies for limit-blocked frames, forward kinematics and the result (:func:`finish`).
