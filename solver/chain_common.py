@@ -17,8 +17,9 @@ counter-clockwise, in radians. Everything here is solver-independent:
   character then shows where the target jumps (beyond ``PREDICT_REACH`` per frame) and in the start pose;
   between, the chain follows with the smallest joint change. FABRIK needs ~4 passes per frame without it
   and its passes are what spread a motion over its chain, so it does not use the step. A frame the
-  method leaves further than ``RESTART_ERROR`` (1 % L) from a reachable target after a far jump (a folded
-  chain unfolding toward full reach, where both methods crawl) is solved again from an even arc;
+  method leaves further than ``RESTART_ERROR`` (1 % L) from the target after a jump of more than
+  ``PREDICT_REACH`` (a folded chain unfolding toward full reach, where both methods crawl) is solved again
+  from an even arc;
 * the polish (:func:`polish`): damped Gauss-Newton / Levenberg-Marquardt steps, vectorized over all frames
   at once, take every frame from there to ``tolerance`` (default 1e-6 L) by the smallest joint change;
 * strategies for limit-blocked frames, forward kinematics and the result (:func:`finish`).
@@ -73,8 +74,10 @@ STALL_FRACTION = 1e-3
 # CCD and FABRIK crawl near full extension (rate -> 1), where the polish converges much faster.
 SLOW_RATIO = 0.98
 SLOW_SWEEPS = 10
-# A frame whose sweeps stopped (after at least SLOW_SWEEPS of them) with the tip further than this fraction of
-# L from a reachable target, no joint on a limit, is solved again from :func:`arc_start` (see solve_frames).
+# A frame whose target jumped (further than PREDICT_REACH from the warm start's tip) and whose sweeps stopped
+# (after at least SLOW_SWEEPS of them) with the tip further than this fraction of L from the target, no joint
+# on a limit, is solved again from :func:`arc_start` (see :func:`_restart`). Only after a jump: on a
+# continuous motion that would switch between poses from frame to frame.
 RESTART_ERROR = 0.01
 
 # The frame loop's predictor (:func:`predict_step`) acts only when the warm start's tip is within this fraction
@@ -471,7 +474,8 @@ def solve_frames(
                 warm = arc_start(phi, dist, lens, setup.bend, lower, upper)
         start = predict_step(warm, tx, ty, lens, lower, upper, damping, reach) if predict else warm
         pose, used = kernel(start, tx, ty)
-        if used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart:
+        if (used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart
+                and tip_error(warm, tx, ty, lens) > reach):
             pose, used = _restart(kernel, pose, used, tx, ty, dist, warm, lens, setup.bend, lower, upper)
         for i in range(n):
             # Sweeps from a far warm start can wind a joint by whole turns; the same pose with the smallest
