@@ -345,14 +345,16 @@ def arc_start(
 
 def predict_step(
     warm: list[float], tx: float, ty: float, lengths: Sequence[float], lower: Sequence[float],
-    upper: Sequence[float], damping: float, reach: float,
+    upper: Sequence[float], damping: float, reach: float, max_step: float, tolerance: float,
 ) -> list[float]:
     """One damped Gauss-Newton step from ``warm`` toward ``(tx, ty)``: the frame loop's warm-start predictor.
 
     The smallest joint change that moves the tip onto the target to first order,
-    ``delta = J^T (J J^T + damping I)^-1 (target - tip)`` (``damping`` in length units squared), clipped to
-    the limits; the same step as :func:`polish`, on Python floats for one frame. Returns ``warm`` itself
-    when its tip is further than ``reach`` (length units) from the target, where a first-order step is no
+    ``delta = J^T (J J^T + damping I)^-1 (target - tip)`` (``damping`` in length units squared), shortened
+    so no joint turns more than ``max_step`` radians (a nearly straight chain asked to shorten would
+    otherwise get a huge step), clipped to the limits; the same step as :func:`polish`, on Python floats
+    for one frame. Returns ``warm`` itself when its tip is within ``tolerance`` of the target (a settled
+    frame stays exactly as it is) or further than ``reach`` (length units), where a first-order step is no
     good guess and the method's own iterations do the whole way; otherwise a new list.
 
     Why: frame ``f``'s pose misses frame ``f + 1``'s target by the target's motion over one frame, and CCD
@@ -374,7 +376,8 @@ def predict_step(
         y += lengths[i] * sin(a)
     ex = tx - x
     ey = ty - y
-    if ex * ex + ey * ey > reach * reach:
+    error_sq = ex * ex + ey * ey
+    if error_sq > reach * reach or error_sq <= tolerance * tolerance:
         return warm
     # Column i of the tip Jacobian is the lever (tip - joint i) turned by +90 degrees: (-(y - py), x - px).
     sxx = syy = sxy = 0.0
@@ -391,9 +394,12 @@ def predict_step(
         return warm
     wx = (syy * ex - sxy * ey) / det
     wy = (sxx * ey - sxy * ex) / det
+    delta = [(x - px[i]) * wy - (y - py[i]) * wx for i in range(n)]
+    biggest = max(max(delta), -min(delta))
+    shrink = max_step / biggest if biggest > max_step else 1.0
     out = [0.0] * n
     for i in range(n):
-        new = warm[i] - (y - py[i]) * wx + (x - px[i]) * wy
+        new = warm[i] + delta[i] * shrink
         out[i] = lower[i] if new < lower[i] else upper[i] if new > upper[i] else new
     return out
 
@@ -449,6 +455,7 @@ def solve_frames(
     tol = setup.tolerance
     warm = [float(v) for v in setup.warm_angles]
     restart = RESTART_ERROR * outer
+    step_cap = setup.polish_max_step
     damping = (PREDICT_DAMPING * outer) ** 2
     reach = PREDICT_REACH * outer
     poses: list[list[float]] = []
@@ -472,7 +479,7 @@ def solve_frames(
                     continue
             else:
                 warm = arc_start(phi, dist, lens, setup.bend, lower, upper)
-        start = predict_step(warm, tx, ty, lens, lower, upper, damping, reach) if predict else warm
+        start = predict_step(warm, tx, ty, lens, lower, upper, damping, reach, step_cap, tol) if predict else warm
         pose, used = kernel(start, tx, ty)
         if (used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart
                 and tip_error(warm, tx, ty, lens) > reach):

@@ -142,6 +142,39 @@ def test_polish_is_the_minimal_change_for_a_small_residual() -> None:
     assert 1 <= steps[0] <= 3
 
 
+def test_predict_step_is_the_minimal_change_and_leaves_settled_or_far_frames_alone() -> None:
+    lengths = [1.0, 0.8, 0.6, 0.4]
+    lower, upper = [-math.inf] * 4, [math.inf] * 4
+    warm = [0.3, 0.4, 0.5, 0.6]
+    tip = hand_fk(np.array(warm), np.array(lengths))
+    e = np.array([1e-3, -2e-3])
+    tx, ty = tip + e
+    step = cc.predict_step(warm, tx, ty, lengths, lower, upper, 1e-18, 0.1, 0.25, 1e-9)
+    absolute = np.cumsum(warm)
+    joints = np.vstack([[0.0, 0.0], np.cumsum(np.stack([lengths * np.cos(absolute),
+                                                           lengths * np.sin(absolute)], axis=-1), axis=0)])
+    lever = joints[-1] - joints[:-1]
+    jac = np.stack([-lever[:, 1], lever[:, 0]])
+    assert np.array(step) - warm == pytest.approx(jac.T @ np.linalg.solve(jac @ jac.T, e), rel=1e-6)
+    # First order: the residual is of the order of the squared step.
+    assert np.hypot(*(hand_fk(np.array(step), np.array(lengths)) - [tx, ty])) < 1e-5
+    # Within the tolerance (settled) or beyond reach (a jump): the warm start itself, untouched.
+    assert cc.predict_step(warm, tx, ty, lengths, lower, upper, 1e-18, 0.1, 0.25, 1e-2) is warm
+    assert cc.predict_step(warm, tx + 1.0, ty, lengths, lower, upper, 1e-18, 0.1, 0.25, 1e-9) is warm
+
+
+def test_predict_step_turns_no_joint_further_than_max_step_and_respects_limits() -> None:
+    lengths = [1.0] * 6
+    warm = [0.0, 1e-4, -1e-4, 1e-4, -1e-4, 1e-4]  # nearly straight: shortening it is nearly singular
+    tip = hand_fk(np.array(warm), np.array(lengths))
+    step = cc.predict_step(warm, tip[0] - 0.2, tip[1], lengths, [-math.inf] * 6, [math.inf] * 6,
+                           (1e-3 * 6) ** 2, 0.3, 0.1, 1e-9)
+    assert np.abs(np.array(step) - warm).max() == pytest.approx(0.1)
+    lower, upper = [-1.0] * 6, [1e-4] * 6
+    limited = cc.predict_step(warm, tip[0] - 0.2, tip[1], lengths, lower, upper, (1e-3 * 6) ** 2, 0.3, 0.1, 1e-9)
+    assert np.all(np.array(limited) >= lower) and np.all(np.array(limited) <= upper)
+
+
 # --- properties of both solvers ------------------------------------------------------------------------
 
 
