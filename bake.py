@@ -13,7 +13,9 @@ import bpy
 import numpy as np
 
 from . import anim_keys, sampling
+from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
+from .messages import say
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
 from .solver.result import LIMITED
 
@@ -35,16 +37,16 @@ class ChainReport:
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = (f"{self.armature_name}/{self.chain_name}: {self.frames} frames, max error {self.error_max:.6g}, "
-                f"mean {self.error_mean:.6g}, limited on {self.limited_frames}")
+        text = say(msg.BAKE_SUMMARY, armature=self.armature_name, chain=self.chain_name, frames=self.frames,
+                   max=self.error_max, mean=self.error_mean, limited=self.limited_frames)
         if self.invalid_frames:
-            text += f"; skipped non-finite target frames {_frame_list(self.invalid_frames)}"
+            text += say(msg.SKIPPED_FRAMES, frames=_frame_list(self.invalid_frames))
         return text
 
 
 def _frame_list(frames: Sequence[int], most: int = 8) -> str:
     shown = ", ".join(str(f) for f in frames[:most])
-    return shown + (f" and {len(frames) - most} more" if len(frames) > most else "")
+    return shown + (say(msg.MORE_FRAMES, count=len(frames) - most) if len(frames) > most else "")
 
 
 def bone_path(bone: str, prop: str) -> str:
@@ -62,8 +64,7 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
         check_target(armature, chain)
         mismatch = space_mismatch(armature, chain)
         if mismatch:
-            raise ChainError(f"{rig.label}: {mismatch}. Fix the parenting (Fix Target Space) or the declared "
-                             "space before baking")
+            raise ChainError(say(msg.FIX_SPACE_FIRST, label=rig.label, problem=mismatch))
         rigs.append(rig)
     return rigs
 
@@ -258,7 +259,7 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
                   step: Callable[[], None] | None = None) -> list[ChainReport]:
     """Bake ``chains`` of ``armature`` over [start, end]. Raises :class:`ChainError` before any change."""
     if end < start:
-        raise ChainError(f"end frame {end} is before start frame {start}")
+        raise ChainError(say(msg.END_BEFORE_START, end=end, start=start))
     rigs = prepare(armature, chains)
     frames = np.arange(start, end + 1, dtype=np.float64)
     solutions = solve_chains(context, rigs, frames)

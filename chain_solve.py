@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from . import messages as msg
 from . import solver
+from .messages import say
 from .rig import ChainRig
 from .solver import rotations
 from .solver.ccd import solve_ccd
@@ -141,7 +143,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                        & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
     valid = np.broadcast_to(valid, frames.shape).copy()
     if not valid.any():
-        raise ValueError(f"{rig.label}: the target position is not finite on any frame")
+        raise ValueError(say(msg.NEVER_FINITE, label=rig.label))
 
     n_frames = len(frames)
     arm = _constant(_forward_fill(samples.armature, valid))

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from . import messages as msg
+from .messages import say
 from .solver.spaces import PLANES
 
 # Rest positions further than this fraction of the chain length from the plane are rejected.
@@ -42,7 +44,7 @@ class ChainRig:
 
     @property
     def label(self) -> str:
-        return f"Chain '{self.chain.name}' of '{self.armature.name}'"
+        return say(msg.CHAIN_LABEL, chain=self.chain.name, armature=self.armature.name)
 
 
 def _matrix(m: object) -> np.ndarray:
@@ -51,36 +53,34 @@ def _matrix(m: object) -> np.ndarray:
 
 def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> tuple[str, ...]:
     """The chain's bones from the root down, walking up ``chain_length`` bones from the lower bone."""
-    label = f"Chain '{chain.name}' of '{armature.name}'"
+    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     bones = armature.data.bones
-    if not chain.lower_bone or chain.lower_bone not in bones:
-        raise ChainError(f"{label}: lower bone '{chain.lower_bone}' is not in armature '{armature.data.name}' "
-                         "(renamed or deleted?)")
-    if not chain.upper_bone or chain.upper_bone not in bones:
-        raise ChainError(f"{label}: upper bone '{chain.upper_bone}' is not in armature '{armature.data.name}' "
-                         "(renamed or deleted?)")
+    for role, name in ((msg.ROLE_LOWER, chain.lower_bone), (msg.ROLE_UPPER, chain.upper_bone)):
+        if not name or name not in bones:
+            raise ChainError(say(msg.BONE_MISSING, label=label, role=say(role), bone=name,
+                                 data=armature.data.name))
     names = [chain.lower_bone]
     bone = bones[chain.lower_bone]
     for _ in range(chain.chain_length - 1):
         parent = bone.parent
         if parent is None:
-            raise ChainError(f"{label}: bone '{bone.name}' has no parent, but the chain needs "
-                             f"{chain.chain_length} bones ending at '{chain.lower_bone}'")
+            raise ChainError(say(msg.NO_PARENT, label=label, bone=bone.name, count=chain.chain_length,
+                                 lower=chain.lower_bone))
         names.append(parent.name)
         bone = parent
     names.reverse()
     if names[0] != chain.upper_bone:
         if chain.chain_length == 2:
-            raise ChainError(f"{label}: lower bone '{chain.lower_bone}' is not a child of upper bone "
-                             f"'{chain.upper_bone}' (its parent is '{names[0]}')")
-        raise ChainError(f"{label}: upper bone '{chain.upper_bone}' is not {chain.chain_length - 1} parents "
-                         f"above '{chain.lower_bone}' (that bone is '{names[0]}')")
+            raise ChainError(say(msg.NOT_CHILD, label=label, lower=chain.lower_bone, upper=chain.upper_bone,
+                                 parent=names[0]))
+        raise ChainError(say(msg.NOT_ANCESTOR, label=label, upper=chain.upper_bone, count=chain.chain_length - 1,
+                             lower=chain.lower_bone, found=names[0]))
     return tuple(names)
 
 
 def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainRig:
     """Read and check the chain's rest geometry. Raises :class:`ChainError`."""
-    label = f"Chain '{chain.name}' of '{armature.name}'"
+    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     names = chain_bone_names(armature, chain)
     bones = armature.data.bones
     normal = np.array(PLANES[armature.soft_ik_2d.plane][2], dtype=np.float64)
@@ -89,12 +89,10 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
         bone = bones[name]
         if not bone.use_inherit_rotation or bone.inherit_scale not in {"FULL", "ALIGNED", "AVERAGE",
                                                                          "FIX_SHEAR"}:
-            raise ChainError(f"{label}: bone '{name}' does not inherit rotation and scale from its parent "
-                             "(Bone Properties > Relations); the chain needs the default inheritance")
+            raise ChainError(say(msg.NO_INHERIT, label=label, bone=name))
     upper = bones[names[0]]
     if upper.parent is not None and not upper.use_inherit_rotation:
-        raise ChainError(f"{label}: upper bone '{upper.name}' does not inherit rotation from its parent "
-                         f"'{upper.parent.name}'")
+        raise ChainError(say(msg.UPPER_NO_INHERIT, label=label, bone=upper.name, parent=upper.parent.name))
 
     rests = [_matrix(bones[n].matrix_local) for n in names]
     heads = np.array([r[:3, 3] for r in rests])
@@ -107,16 +105,15 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     for name, length in zip(names, seg_len, strict=True):
         # Rest positions are float32: anything below the plane tolerance is a zero-length segment.
         if length <= PLANE_TOLERANCE * max(scale, 1e-9):
-            raise ChainError(f"{label}: bone '{name}' has zero length (head and tail, or head and the next "
-                             "bone's head, coincide)")
+            raise ChainError(say(msg.ZERO_LENGTH, label=label, bone=name))
 
     offsets = (points - points[0]) @ normal
     worst = int(np.argmax(np.abs(offsets)))
     if abs(offsets[worst]) > PLANE_TOLERANCE * scale:
-        which = f"the tail of '{names[-1]}'" if worst == len(names) else f"the head of '{names[worst]}'"
-        raise ChainError(f"{label}: bones are not in the {armature.soft_ik_2d.plane} plane: {which} is "
-                         f"{abs(offsets[worst]):.6g} off the plane through the head of '{names[0]}' "
-                         f"({abs(offsets[worst]) / scale:.2%} of the chain length)")
+        where = (say(msg.WHERE_TAIL, bone=names[-1]) if worst == len(names)
+                 else say(msg.WHERE_HEAD, bone=names[worst]))
+        raise ChainError(say(msg.OFF_PLANE, label=label, plane=armature.soft_ik_2d.plane, where=where,
+                             offset=abs(offsets[worst]), upper=names[0], fraction=abs(offsets[worst]) / scale))
 
     upper_rest = rests[0]
     rot_up = upper_rest[:3, :3]
@@ -143,36 +140,34 @@ def check_editable(armature: bpy.types.Object) -> None:
     """Linked data cannot take keys: say which datablock is linked."""
     for idb in (armature, armature.data):
         if idb.library is not None:
-            raise ChainError(f"'{idb.name}' is linked from '{idb.library.filepath}' and cannot be keyed; make "
-                             "it local or a library override first")
+            raise ChainError(say(msg.LINKED, name=idb.name, path=idb.library.filepath))
         override = getattr(idb, "override_library", None)
         if override is not None and getattr(override, "is_system_override", False):
-            raise ChainError(f"'{idb.name}' is a system library override and cannot be edited; make it "
-                             "editable first")
+            raise ChainError(say(msg.SYSTEM_OVERRIDE, name=idb.name))
     anim = armature.animation_data
     if anim is not None and anim.action is not None and anim.action.library is not None:
-        raise ChainError(f"the action '{anim.action.name}' of '{armature.name}' is linked from "
-                         f"'{anim.action.library.filepath}'; make it local before baking")
+        raise ChainError(say(msg.LINKED_ACTION, action=anim.action.name, armature=armature.name,
+                             path=anim.action.library.filepath))
 
 
 def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
-    label = f"Chain '{chain.name}' of '{armature.name}'"
+    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     target = chain.target
     if target is None:
-        raise ChainError(f"{label} has no target object (it was never set or has been deleted)")
+        raise ChainError(say(msg.NO_TARGET, label=label))
     if target == armature:
-        raise ChainError(f"{label}: the target is the armature '{armature.name}' itself; pick an Empty")
+        raise ChainError(say(msg.TARGET_IS_ARMATURE, label=label, armature=armature.name))
     if target.name not in bpy.context.scene.objects:
-        raise ChainError(f"{label}: target '{target.name}' is not in scene '{bpy.context.scene.name}'")
+        raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=label, target=target.name, scene=bpy.context.scene.name))
     if chain.target_space == "OBJECT":
         if chain.space_object is None:
-            raise ChainError(f"{label}: Target Space is OBJECT but no Space Object is set")
+            raise ChainError(say(msg.NO_SPACE_OBJECT, label=label))
         if chain.space_bone and (chain.space_object.type != "ARMATURE"
                                  or chain.space_bone not in chain.space_object.data.bones):
-            raise ChainError(f"{label}: space bone '{chain.space_bone}' is not a bone of "
-                             f"'{chain.space_object.name}'")
+            raise ChainError(say(msg.SPACE_BONE_MISSING, label=label, bone=chain.space_bone,
+                                 owner=chain.space_object.name))
     if chain.target_space == "CHARACTER" and chain.space_bone and chain.space_bone not in armature.data.bones:
-        raise ChainError(f"{label}: space bone '{chain.space_bone}' is not a bone of '{armature.name}'")
+        raise ChainError(say(msg.SPACE_BONE_MISSING, label=label, bone=chain.space_bone, owner=armature.name))
 
 
 def declared_parent(armature: bpy.types.Object,
@@ -198,11 +193,12 @@ def space_mismatch(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
 
     def describe(obj: bpy.types.Object | None, bone: str) -> str:
         if obj is None:
-            return "not parented (world space)"
-        return f"parented to bone '{bone}' of '{obj.name}'" if bone else f"parented to '{obj.name}'"
+            return say(msg.SPACE_WORLD)
+        return say(msg.SPACE_BONE_PARENT, bone=bone, owner=obj.name) if bone else say(msg.SPACE_OBJECT_PARENT,
+                                                                                       owner=obj.name)
 
-    return (f"target '{target.name}' is {describe(have_obj, have_bone)}, but the chain declares "
-            f"{chain.target_space} space ({describe(want_obj, want_bone)})")
+    return say(msg.SPACE_MISMATCH, target=target.name, actual=describe(have_obj, have_bone),
+               space=chain.target_space, declared=describe(want_obj, want_bone))
 
 
 def check_shared_bones(armature: bpy.types.Object) -> None:
@@ -215,6 +211,6 @@ def check_shared_bones(armature: bpy.types.Object) -> None:
             continue  # reported on its own when that chain is read
         for name in names:
             if name in owner and owner[name] != chain.name:
-                raise ChainError(f"Chains '{owner[name]}' and '{chain.name}' of '{armature.name}' both use "
-                                 f"bone '{name}'; each bone may belong to one chain only")
+                raise ChainError(say(msg.SHARED_BONE, first=owner[name], second=chain.name,
+                                     armature=armature.name, bone=name))
             owner[name] = chain.name

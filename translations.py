@@ -208,6 +208,115 @@ ZH: dict[str, str] = {
     "Clear Bake": "清除烘焙",
     "Bones": "骨骼",
     "Reach": "可达范围",
+    # Operator reports and check messages (messages.py)
+    "Chain '{chain}' of '{armature}'":
+        "'{armature}' 的链 '{chain}'",
+    "{label}: {role} '{bone}' is not in armature '{data}' (renamed or deleted?)":
+        "{label}：{role} '{bone}' 不在骨架 '{data}' 中（被重命名或删除了？）",
+    'lower bone':
+        '下段骨骼',
+    'upper bone':
+        '上段骨骼',
+    "{label}: bone '{bone}' has no parent, but the chain needs {count} bones ending at '{lower}'":
+        "{label}：骨骼 '{bone}' 没有父级，但这条链需要以 '{lower}' 结尾的 {count} 段骨骼",
+    "{label}: lower bone '{lower}' is not a child of upper bone '{upper}' (its parent is '{parent}')":
+        "{label}：下段骨骼 '{lower}' 不是上段骨骼 '{upper}' 的子级（它的父级是 '{parent}'）",
+    "{label}: upper bone '{upper}' is not {count} parents above '{lower}' (that bone is '{found}')":
+        "{label}：上段骨骼 '{upper}' 不在 '{lower}' 之上第 {count} 级父级（那一级是 '{found}'）",
+    "{label}: bone '{bone}' does not inherit rotation and scale from its parent (Bone Properties > "
+    'Relations); the chain needs the default inheritance':
+        "{label}：骨骼 '{bone}' 没有从父级继承旋转和缩放（骨骼属性 > 关系）；这条链需要默认的继承方式",
+    "{label}: upper bone '{bone}' does not inherit rotation from its parent '{parent}'":
+        "{label}：上段骨骼 '{bone}' 没有从父级 '{parent}' 继承旋转",
+    "{label}: bone '{bone}' has zero length (head and tail, or head and the next bone's head, coincide)":
+        "{label}：骨骼 '{bone}' 长度为零（头尾重合，或头部与下一段骨骼的头部重合）",
+    '{label}: bones are not in the {plane} plane: {where} is {offset:.6g} off the plane through the head '
+    "of '{upper}' ({fraction:.2%} of the chain length)":
+        "{label}：骨骼不在 {plane} 平面内：{where} 偏离过 '{upper}' 头部的平面 {offset:.6g}（链长的 {fraction:.2%}）",
+    "the tail of '{bone}'":
+        "'{bone}' 的尾部",
+    "the head of '{bone}'":
+        "'{bone}' 的头部",
+    "'{name}' is linked from '{path}' and cannot be keyed; make it local or a library override first":
+        "'{name}' 链接自 '{path}'，无法插入关键帧；请先将其本地化或建立库覆盖",
+    "'{name}' is a system library override and cannot be edited; make it editable first":
+        "'{name}' 是系统库覆盖，无法编辑；请先使其可编辑",
+    "the action '{action}' of '{armature}' is linked from '{path}'; make it local before baking":
+        "'{armature}' 的动作 '{action}' 链接自 '{path}'；烘焙前请先将其本地化",
+    '{label} has no target object (it was never set or has been deleted)':
+        '{label} 没有目标物体（从未设置或已被删除）',
+    "{label}: the target is the armature '{armature}' itself; pick an Empty":
+        "{label}：目标是骨架 '{armature}' 本身；请选择一个空物体",
+    "{label}: target '{target}' is not in scene '{scene}'":
+        "{label}：目标 '{target}' 不在场景 '{scene}' 中",
+    '{label}: Target Space is OBJECT but no Space Object is set':
+        '{label}：目标空间为物体，但未设置空间物体',
+    "{label}: space bone '{bone}' is not a bone of '{owner}'":
+        "{label}：空间骨骼 '{bone}' 不是 '{owner}' 的骨骼",
+    'not parented (world space)':
+        '没有父级（世界空间）',
+    "parented to bone '{bone}' of '{owner}'":
+        "父级为 '{owner}' 的骨骼 '{bone}'",
+    "parented to '{owner}'":
+        "父级为 '{owner}'",
+    "target '{target}' is {actual}, but the chain declares {space} space ({declared})":
+        "目标 '{target}' {actual}，但链声明的是 {space} 空间（{declared}）",
+    "Chains '{first}' and '{second}' of '{armature}' both use bone '{bone}'; each bone may belong to one chain only":
+        "'{armature}' 的链 '{first}' 和 '{second}' 都使用了骨骼 '{bone}'；每根骨骼只能属于一条链",
+    '{label}: {problem}. Fix the parenting (Fix Target Space) or the declared space before baking':
+        '{label}：{problem}。烘焙前请修正父级关系（修正目标空间）或声明的空间',
+    'End frame {end} is before start frame {start}':
+        '结束帧 {end} 在起始帧 {start} 之前',
+    '{label}: the target position is not finite on any frame':
+        '{label}：目标位置在所有帧上都不是有限值',
+    '{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}':
+        '{armature}/{chain}：{frames} 帧，最大误差 {max:.6g}，平均 {mean:.6g}，受限 {limited} 帧',
+    '; skipped non-finite target frames {frames}':
+        '；跳过了目标非有限值的帧 {frames}',
+    ' and {count} more':
+        ' 等另外 {count} 帧',
+    'The active object must be an armature':
+        '活动物体必须是骨架',
+    'Switch to Pose Mode':
+        '请切换到姿态模式',
+    'Switch to Pose or Object Mode (the armature is in {mode} Mode)':
+        '请切换到姿态模式或物体模式（骨架当前处于 {mode} 模式）',
+    "'{name}' is linked from a library and cannot be changed":
+        "'{name}' 链接自库文件，无法修改",
+    'The armature has no active Soft IK chain':
+        '该骨架没有活动的软 IK 链',
+    'Make the lower bone of the chain (forearm, shin) the active bone':
+        '请将链的下段骨骼（前臂、小腿）设为活动骨骼',
+    'The active bone has no parent: make the lower bone (forearm, shin) active':
+        '活动骨骼没有父级：请将下段骨骼（前臂、小腿）设为活动骨骼',
+    'The active chain has no target':
+        '活动链没有目标',
+    "Bone '{bone}' has only {count} bones above it and including it; lower the chain length":
+        "骨骼 '{bone}' 连同其上只有 {count} 段骨骼；请减小链长度",
+    'Select at most one target object besides the armature (selected: {names})':
+        '除骨架外最多只能选择一个目标物体（已选择：{names}）',
+    "Added chain '{chain}' ({bones}) reaching for '{target}'":
+        "已添加链 '{chain}'（{bones}），目标为 '{target}'",
+    "Removed chain '{chain}'":
+        "已移除链 '{chain}'",
+    'No selected armature has Soft IK chains (add one with Add Soft IK Chain)':
+        '选中的骨架都没有软 IK 链（请用“添加软 IK 链”添加）',
+    'Solved {count} chain(s) at frame {frame}; largest error {error:.6g}':
+        '已在第 {frame} 帧求解 {count} 条链；最大误差 {error:.6g}',
+    'Soft IK: baking frames {start}-{end}':
+        '软 IK：正在烘焙第 {start}-{end} 帧',
+    'Nothing to clear: no chain of the selected armatures has a bake':
+        '没有可清除的内容：选中骨架的链都没有烘焙结果',
+    'Removed baked keys from {count} curve(s)':
+        '已从 {count} 条曲线中移除烘焙的关键帧',
+    "Target '{target}' already matches {space} space":
+        "目标 '{target}' 已经与 {space} 空间一致",
+    "Chain '{chain}': Target Space is OBJECT but no Space Object is set":
+        "链 '{chain}'：目标空间为物体，但未设置空间物体",
+    "Chain '{chain}': the target cannot be parented to itself":
+        "链 '{chain}'：目标不能以自身为父级",
+    "Re-parented '{target}' to {space} space; converted {count} keyed frame(s)":
+        "已将 '{target}' 重新设为 {space} 空间的子级；转换了 {count} 个关键帧所在帧",
 }
 
 

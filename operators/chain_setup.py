@@ -6,6 +6,8 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty, IntProperty, StringProperty
 
+from .. import messages as msg
+from ..messages import say
 from ..properties import SPACE_ITEMS
 from ..rig import ChainError, check_shared_bones, read_chain
 from .common import active_chain_poll, armature_poll
@@ -41,10 +43,10 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
         if not armature_poll(cls, context, pose_only=True):
             return False
         if context.active_pose_bone is None:
-            cls.poll_message_set("Make the lower bone of the chain (forearm, shin) the active bone")
+            cls.poll_message_set(say(msg.POLL_NO_ACTIVE_BONE))
             return False
         if context.active_pose_bone.parent is None:
-            cls.poll_message_set("The active bone has no parent: make the lower bone (forearm, shin) active")
+            cls.poll_message_set(say(msg.POLL_NO_PARENT))
             return False
         return True
 
@@ -55,14 +57,12 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
         upper = lower
         for _ in range(self.chain_length - 1):
             if upper.parent is None:
-                self.report({"ERROR"}, f"Bone '{lower.name}' has only {_ + 1} bones above it and including it; "
-                            f"lower the chain length")
+                self.report({"ERROR"}, say(msg.CHAIN_TOO_LONG, bone=lower.name, count=_ + 1))
                 return {"CANCELLED"}
             upper = upper.parent
         targets = [o for o in context.selected_objects if o != armature and o.type != "ARMATURE"]
         if len(targets) > 1:
-            self.report({"ERROR"}, "Select at most one target object besides the armature "
-                        f"(selected: {', '.join(o.name for o in targets)})")
+            self.report({"ERROR"}, say(msg.TOO_MANY_TARGETS, names=", ".join(o.name for o in targets)))
             return {"CANCELLED"}
 
         chain = settings.chains.add()
@@ -97,8 +97,8 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
         elif self.target_space == "CHARACTER" and parent == armature:
             chain.space_bone = bone
         settings.active_chain_index = len(settings.chains) - 1
-        self.report({"INFO"}, f"Added chain '{chain.name}' ({' > '.join(rig.bone_names)}) reaching for "
-                    f"'{chain.target.name}'")
+        self.report({"INFO"}, say(msg.ADDED_CHAIN, chain=chain.name, bones=" > ".join(rig.bone_names),
+                                  target=chain.target.name))
         return {"FINISHED"}
 
 
@@ -118,7 +118,7 @@ class POSE_OT_soft_ik_remove_chain(bpy.types.Operator):
         name = settings.chains[settings.active_chain_index].name
         settings.chains.remove(settings.active_chain_index)
         settings.active_chain_index = min(settings.active_chain_index, len(settings.chains) - 1)
-        self.report({"INFO"}, f"Removed chain '{name}'")
+        self.report({"INFO"}, say(msg.REMOVED_CHAIN, chain=name))
         return {"FINISHED"}
 
 

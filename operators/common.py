@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import bpy
 
+from .. import messages as msg
+from ..messages import say
+
 
 def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = False) -> bool:
     """True when the active object is an editable armature in a mode the operator works in."""
     obj = context.active_object
     if obj is None or obj.type != "ARMATURE":
-        cls.poll_message_set("The active object must be an armature")
+        cls.poll_message_set(say(msg.POLL_NOT_ARMATURE))
         return False
     allowed = {"POSE"} if pose_only else {"POSE", "OBJECT"}
     if obj.mode not in allowed:
-        cls.poll_message_set("Switch to Pose Mode" if pose_only else
-                             f"Switch to Pose or Object Mode (the armature is in {obj.mode.title()} Mode)")
+        cls.poll_message_set(say(msg.POLL_POSE_MODE) if pose_only else
+                             say(msg.POLL_WRONG_MODE, mode=obj.mode.title()))
         return False
     if obj.library is not None or obj.data.library is not None:
-        cls.poll_message_set(f"'{obj.name}' is linked from a library and cannot be changed")
+        cls.poll_message_set(say(msg.POLL_LINKED, name=obj.name))
         return False
     return True
 
@@ -28,7 +31,7 @@ def active_chain_poll(cls: type, context: bpy.types.Context) -> bool:
         return False
     settings = context.active_object.soft_ik_2d
     if not 0 <= settings.active_chain_index < len(settings.chains):
-        cls.poll_message_set("The armature has no active Soft IK chain")
+        cls.poll_message_set(say(msg.POLL_NO_CHAIN))
         return False
     return True
 

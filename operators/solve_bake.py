@@ -8,6 +8,8 @@ from bpy.props import BoolProperty, IntProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
 from .. import bake, posing
+from .. import messages as msg
+from ..messages import say
 from ..rig import ChainError, ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
@@ -25,7 +27,7 @@ def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context,
     """Check every chain of every selected armature before any change; report and return None on failure."""
     armatures = chains_with(selected_armatures(context))
     if not armatures:
-        op.report({"ERROR"}, "No selected armature has Soft IK chains (add one with Add Soft IK Chain)")
+        op.report({"ERROR"}, say(msg.NO_CHAINS_SELECTED))
         return None
     rigs: list[ChainRig] = []
     try:
@@ -66,7 +68,7 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
                 bake.write_solution(rig, sol, frame, frame)
             posing.apply_frame(rig, sol, 0)
         worst = max(float(s.error[0]) for s in solutions)
-        self.report({"INFO"}, f"Solved {len(rigs)} chain(s) at frame {frame}; largest error {worst:.6g}")
+        self.report({"INFO"}, say(msg.SOLVED, count=len(rigs), frame=frame, error=worst))
         return {"FINISHED"}
 
 
@@ -100,14 +102,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[str]:
         start, end = self._range(context.scene)
         if end < start:
-            self.report({"ERROR"}, f"End frame {end} is before start frame {start}")
+            self.report({"ERROR"}, say(msg.END_BEFORE_START, end=end, start=start))
             return {"CANCELLED"}
         rigs = _prepare_all(self, context, self.only_active_chain)
         if rigs is None:
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
         with ProgressReport(context.window_manager) as progress:
-            progress.enter_substeps(2, f"Soft IK: baking frames {start}-{end}")
+            progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
             try:
                 solutions = bake.solve_chains(context, rigs, frames)
             except ValueError as err:
@@ -147,9 +149,9 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
             chains = _chains_of(arm, self.only_active_chain and arm == context.active_object)
             touched += bake.clear_bake(arm, chains)
         if touched == 0:
-            self.report({"WARNING"}, "Nothing to clear: no chain of the selected armatures has a bake")
+            self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Removed baked keys from {touched} curve(s)")
+        self.report({"INFO"}, say(msg.CLEARED, count=touched))
         return {"FINISHED"}
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bpy
 
+from .. import messages as msg
+from ..messages import say
 from ..rig import declared_parent, space_mismatch
 from ..target_parenting import reparent_keep_motion
 from .common import active_chain_poll
@@ -22,7 +24,7 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
             return False
         settings = context.active_object.soft_ik_2d
         if settings.chains[settings.active_chain_index].target is None:
-            cls.poll_message_set("The active chain has no target")
+            cls.poll_message_set(say(msg.POLL_NO_TARGET))
             return False
         return True
 
@@ -31,18 +33,17 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         chain = armature.soft_ik_2d.chains[armature.soft_ik_2d.active_chain_index]
         problem = space_mismatch(armature, chain)
         if problem is None:
-            self.report({"INFO"}, f"Target '{chain.target.name}' already matches {chain.target_space} space")
+            self.report({"INFO"}, say(msg.SPACE_ALREADY_OK, target=chain.target.name, space=chain.target_space))
             return {"CANCELLED"}
         parent, bone = declared_parent(armature, chain)
         if chain.target_space == "OBJECT" and parent is None:
-            self.report({"ERROR"}, f"Chain '{chain.name}': Target Space is OBJECT but no Space Object is set")
+            self.report({"ERROR"}, say(msg.SPACE_NO_OBJECT, chain=chain.name))
             return {"CANCELLED"}
         if parent == chain.target:
-            self.report({"ERROR"}, f"Chain '{chain.name}': the target cannot be parented to itself")
+            self.report({"ERROR"}, say(msg.SPACE_SELF_PARENT, chain=chain.name))
             return {"CANCELLED"}
         count = reparent_keep_motion(context, chain.target, parent, bone)
-        self.report({"INFO"}, f"Re-parented '{chain.target.name}' to {chain.target_space} space; converted "
-                    f"{count} keyed frame(s)")
+        self.report({"INFO"}, say(msg.REPARENTED, target=chain.target.name, space=chain.target_space, count=count))
         return {"FINISHED"}
 
 

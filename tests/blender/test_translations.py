@@ -1,8 +1,8 @@
 """Every user-facing string of the add-on has a zh_HANS entry, registered and unregistered cleanly.
 
 The strings are collected from Blender itself (the registered RNA of the add-on's property groups, operators,
-panels and lists, enum items included) plus the panel message templates, so a new property without a
-translation fails here.
+panels and lists, enum items included) plus the panel texts and the report/check message templates
+(``messages.py``), so a new property or message without a translation fails here.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def user_facing_strings() -> set[str]:
     for cls in harness.package("panels").classes:
         strings += [getattr(cls, "bl_label", ""), cls.bl_rna.description]
     strings += harness.package("panels.texts").UI_TEXTS
+    strings += harness.package("messages").MESSAGES
     return {s for s in strings if s and s.strip()}
 
 
@@ -47,7 +48,8 @@ def test_the_collection_reaches_every_kind_of_string() -> None:
     strings = user_facing_strings()
     # One sample of each source, so an empty collection cannot pass the coverage test below.
     for sample in ("Softness", "Accept Error", "Bake Soft IK", "Only Active Chain", "Soft IK 2D",
-                   "Upper bone limit acts", "Error at frame {frame}: {error}"):
+                   "Upper bone limit acts", "Error at frame {frame}: {error}",
+                   "End frame {end} is before start frame {start}"):
         assert sample in strings
 
 

@@ -1,0 +1,79 @@
+"""Every message the operators report and every check's error, as templates with ``{placeholders}``.
+
+:func:`say` translates the template first (``zh_HANS`` lives in ``translations.py``) and formats it afterwards,
+so names of chains, bones and objects are never translated. The translation test reads :data:`MESSAGES`.
+"""
+
+from __future__ import annotations
+
+import bpy
+
+# rig.py: reading and checking a chain
+CHAIN_LABEL = "Chain '{chain}' of '{armature}'"
+BONE_MISSING = "{label}: {role} '{bone}' is not in armature '{data}' (renamed or deleted?)"
+ROLE_LOWER = "lower bone"
+ROLE_UPPER = "upper bone"
+NO_PARENT = "{label}: bone '{bone}' has no parent, but the chain needs {count} bones ending at '{lower}'"
+NOT_CHILD = "{label}: lower bone '{lower}' is not a child of upper bone '{upper}' (its parent is '{parent}')"
+NOT_ANCESTOR = "{label}: upper bone '{upper}' is not {count} parents above '{lower}' (that bone is '{found}')"
+NO_INHERIT = ("{label}: bone '{bone}' does not inherit rotation and scale from its parent (Bone Properties > "
+              "Relations); the chain needs the default inheritance")
+UPPER_NO_INHERIT = "{label}: upper bone '{bone}' does not inherit rotation from its parent '{parent}'"
+ZERO_LENGTH = "{label}: bone '{bone}' has zero length (head and tail, or head and the next bone's head, coincide)"
+OFF_PLANE = ("{label}: bones are not in the {plane} plane: {where} is {offset:.6g} off the plane through the head "
+             "of '{upper}' ({fraction:.2%} of the chain length)")
+WHERE_TAIL = "the tail of '{bone}'"
+WHERE_HEAD = "the head of '{bone}'"
+LINKED = "'{name}' is linked from '{path}' and cannot be keyed; make it local or a library override first"
+SYSTEM_OVERRIDE = "'{name}' is a system library override and cannot be edited; make it editable first"
+LINKED_ACTION = "the action '{action}' of '{armature}' is linked from '{path}'; make it local before baking"
+NO_TARGET = "{label} has no target object (it was never set or has been deleted)"
+TARGET_IS_ARMATURE = "{label}: the target is the armature '{armature}' itself; pick an Empty"
+TARGET_NOT_IN_SCENE = "{label}: target '{target}' is not in scene '{scene}'"
+NO_SPACE_OBJECT = "{label}: Target Space is OBJECT but no Space Object is set"
+SPACE_BONE_MISSING = "{label}: space bone '{bone}' is not a bone of '{owner}'"
+SPACE_WORLD = "not parented (world space)"
+SPACE_BONE_PARENT = "parented to bone '{bone}' of '{owner}'"
+SPACE_OBJECT_PARENT = "parented to '{owner}'"
+SPACE_MISMATCH = "target '{target}' is {actual}, but the chain declares {space} space ({declared})"
+SHARED_BONE = ("Chains '{first}' and '{second}' of '{armature}' both use bone '{bone}'; each bone may belong to one "
+               "chain only")
+
+# bake.py / chain_solve.py
+FIX_SPACE_FIRST = "{label}: {problem}. Fix the parenting (Fix Target Space) or the declared space before baking"
+END_BEFORE_START = "End frame {end} is before start frame {start}"
+NEVER_FINITE = "{label}: the target position is not finite on any frame"
+BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
+SKIPPED_FRAMES = "; skipped non-finite target frames {frames}"
+MORE_FRAMES = " and {count} more"
+
+# operators
+POLL_NOT_ARMATURE = "The active object must be an armature"
+POLL_POSE_MODE = "Switch to Pose Mode"
+POLL_WRONG_MODE = "Switch to Pose or Object Mode (the armature is in {mode} Mode)"
+POLL_LINKED = "'{name}' is linked from a library and cannot be changed"
+POLL_NO_CHAIN = "The armature has no active Soft IK chain"
+POLL_NO_ACTIVE_BONE = "Make the lower bone of the chain (forearm, shin) the active bone"
+POLL_NO_PARENT = "The active bone has no parent: make the lower bone (forearm, shin) active"
+POLL_NO_TARGET = "The active chain has no target"
+CHAIN_TOO_LONG = "Bone '{bone}' has only {count} bones above it and including it; lower the chain length"
+TOO_MANY_TARGETS = "Select at most one target object besides the armature (selected: {names})"
+ADDED_CHAIN = "Added chain '{chain}' ({bones}) reaching for '{target}'"
+REMOVED_CHAIN = "Removed chain '{chain}'"
+NO_CHAINS_SELECTED = "No selected armature has Soft IK chains (add one with Add Soft IK Chain)"
+SOLVED = "Solved {count} chain(s) at frame {frame}; largest error {error:.6g}"
+BAKING = "Soft IK: baking frames {start}-{end}"
+NOTHING_TO_CLEAR = "Nothing to clear: no chain of the selected armatures has a bake"
+CLEARED = "Removed baked keys from {count} curve(s)"
+SPACE_ALREADY_OK = "Target '{target}' already matches {space} space"
+SPACE_NO_OBJECT = "Chain '{chain}': Target Space is OBJECT but no Space Object is set"
+SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
+REPARENTED = "Re-parented '{target}' to {space} space; converted {count} keyed frame(s)"
+
+MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
+                                  if name.isupper() and isinstance(value, str))
+
+
+def say(template: str, **fields: object) -> str:
+    """``template`` in the interface language, with ``fields`` filled in."""
+    return bpy.app.translations.pgettext_rpt(template).format(**fields)
