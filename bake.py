@@ -18,6 +18,7 @@ from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_c
 from .messages import say
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
 from .solver.result import LIMITED
+from .solver.rotations import rotation_property
 
 ERROR_PROP = "soft_ik_error"
 FLAGS_PROP = "soft_ik_flags"
@@ -137,8 +138,7 @@ def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for name in rig.bone_names:
         mode = pose[name].rotation_mode
-        prop, size = (("rotation_quaternion", 4) if mode == "QUATERNION" else
-                      ("rotation_axis_angle", 4) if mode == "AXIS_ANGLE" else ("rotation_euler", 3))
+        prop, size = rotation_property(mode)
         out += [(bone_path(name, prop), i) for i in range(size)]
     upper = rig.bone_names[0]
     if rig.chain.limit_strategy == "MOVE_ROOT":
@@ -181,9 +181,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
 
     for j, name in enumerate(rig.bone_names):
         pb = pose[name]
-        prop_guess = ("rotation_quaternion" if pb.rotation_mode == "QUATERNION" else
-                      "rotation_axis_angle" if pb.rotation_mode == "AXIS_ANGLE" else "rotation_euler")
-        previous = _previous_rotation(obj, name, prop_guess, start)
+        previous = _previous_rotation(obj, name, pb.rotation_mode, start)
         prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
         put(name, prop, values)
     upper = rig.bone_names[0]
@@ -221,9 +219,9 @@ def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int,
     return 1
 
 
-def _previous_rotation(obj: bpy.types.Object, bone: str, prop: str, start: int) -> np.ndarray | None:
+def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: int) -> np.ndarray | None:
     """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
-    size = 3 if prop == "rotation_euler" else 4
+    prop, size = rotation_property(mode)
     curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
     values = [_value_before(fc, start - 1) for fc in curves]
     if any(v is None for v in values):

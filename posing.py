@@ -8,6 +8,7 @@ import numpy as np
 from .bake import ERROR_PROP, FLAGS_PROP
 from .chain_solve import ChainSolution, rotation_channels
 from .rig import ChainRig
+from .solver.rotations import rotation_property
 
 
 def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
@@ -19,8 +20,7 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
     pose = rig.armature.pose.bones
     for j, name in enumerate(rig.bone_names):
         pb: bpy.types.PoseBone = pose[name]
-        prop = ("rotation_quaternion" if pb.rotation_mode == "QUATERNION" else
-                "rotation_axis_angle" if pb.rotation_mode == "AXIS_ANGLE" else "rotation_euler")
+        prop, _size = rotation_property(pb.rotation_mode)
         current = np.array(getattr(pb, prop), dtype=np.float64)
         _, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[index:index + 1 or None, j],
                                       previous=current)

@@ -44,6 +44,7 @@ import bpy
 import numpy as np
 
 from . import anim_keys
+from .solver.rotations import rotation_property
 from .solver.spaces import compose_matrices
 
 KINDS = ("WORLD", "ARMATURE")
@@ -58,7 +59,6 @@ _TRANSFORM_PATHS = {
     "rotation_axis_angle": 4,
     "scale": 3,
 }
-_ROTATION_PATH = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
 _BONE_PREFIX = 'pose.bones["'
 
 
@@ -289,7 +289,7 @@ def _object_matrices(obj: Any, sampler: _ChannelSampler, cache: dict[Any, np.nda
         return cache[obj]
     n = sampler.frames.size
     mode = obj.rotation_mode
-    rot_path = _ROTATION_PATH.get(mode, "rotation_euler")
+    rot_path, _size = rotation_property(mode)
     ad = obj.animation_data
     live = [fc for fc in action_fcurves(obj) or [] if fc.data_path in (
         "location", rot_path, "scale") and _live(fc)]

@@ -7,6 +7,7 @@ import numpy as np
 from mathutils import Matrix
 
 from . import anim_keys, sampling
+from .solver.rotations import rotation_property
 from .solver.spaces import invert_matrices
 
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
@@ -61,7 +62,7 @@ def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.nd
             e = q.to_euler(mode, previous)
             previous = e
             rot.append(tuple(e[:]))
-    rot_path = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
+    rot_path, _size = rotation_property(mode)
     return {"location": np.array(loc), rot_path: np.array(rot), "scale": np.array(scl)}
 
 

@@ -30,6 +30,16 @@ _AXIS_INDEX: Final = {"X": 0, "Y": 1, "Z": 2}
 _TWO_PI: Final = 2.0 * np.pi
 
 
+def rotation_property(rotation_mode: str) -> tuple[str, int]:
+    """The property Blender keys for ``rotation_mode`` and its number of channels: ``rotation_quaternion``
+    (4), ``rotation_axis_angle`` (4) or ``rotation_euler`` (3, any Euler order)."""
+    if rotation_mode == "QUATERNION":
+        return "rotation_quaternion", 4
+    if rotation_mode == "AXIS_ANGLE":
+        return "rotation_axis_angle", 4
+    return "rotation_euler", 3
+
+
 def _unit_axis(axis: ArrayLike) -> FloatArray:
     a = np.asarray(axis, dtype=np.float64).reshape(3)
     norm = float(np.linalg.norm(a))
