@@ -142,6 +142,12 @@ def build_demo(scene: bpy.types.Scene | None = None) -> bpy.types.Object:
     settings.chains["Arm.R"].space_object = targets["Door"]
     for chain in settings.chains:
         chain.softness = 0.05
+    # The hip hand's elbow may not fold past 60 degrees; where that stops it, the arm stretches (within 10 %)
+    # instead of leaving the hand off the hip, and the error report says which frames it happened on.
+    arm_l = settings.chains["Arm.L"]
+    arm_l.use_elbow_limit = True
+    arm_l.elbow_min, arm_l.elbow_max = math.radians(-60.0), 0.0
+    arm_l.limit_strategy = "STRETCH"
     return arm
 
 

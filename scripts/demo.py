@@ -44,11 +44,11 @@ def main() -> int:
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     print(f"\nSoft IK 2D demo: {bpy.app.version_string}, frames "
           f"{bpy.context.scene.frame_start}-{bpy.context.scene.frame_end}")
-    print(f"{'chain':<8} {'space':<10} {'max error':>11} {'mean error':>11} {'limited':>8}  worst frames")
+    print(f"{'chain':<8} {'space':<10} {'max error':>11} {'mean error':>11} {'limited':>8} {'then':<10} worst frames")
     for chain in arm.soft_ik_2d.chains:
         worst = ", ".join(f"{w.frame}:{w.error:.4f}" for w in list(chain.worst_frames)[:3])
         print(f"{chain.name:<8} {chain.target_space:<10} {chain.error_max:>11.5f} {chain.error_mean:>11.5f} "
-              f"{chain.limited_frames:>8}  {worst}")
+              f"{chain.limited_frames:>8} {chain.limit_strategy.lower():<10} {worst}")
     png = out / "demo.png"
     render_demo_png(arm, str(png))
     print(f"wrote {blend} and {png}")
