@@ -101,26 +101,12 @@ def solve_two_bone(
         :class:`solver.result.TwoBoneResult` (angles in radians, positions in length units, flags, errors,
         sensitivity, root offset, stretch, final state).
     """
-    option_args = (softness, inner_softness, eps, zero_distance, pole_deadzone, limits, strategy)
-    option_args2 = (max_root_offset, root_smoothing, stretch_range, initial_direction)
+    option_args = (float(a), float(b), softness, inner_softness, eps, zero_distance, pole_deadzone, limits,
+                   strategy, max_root_offset, root_smoothing, stretch_range, initial_direction)
     try:
-        opts = _cached_options(float(a), float(b), *option_args, *option_args2)
+        opts = _cached_options(*option_args)
     except TypeError:  # an unhashable argument (e.g. a list): resolve without the cache
-        opts = resolve_options(
-            a,
-            b,
-            softness=softness,
-            inner_softness=inner_softness,
-            eps=eps,
-            zero_distance=zero_distance,
-            pole_deadzone=pole_deadzone,
-            limits=limits,
-            strategy=strategy,
-            max_root_offset=max_root_offset,
-            root_smoothing=root_smoothing,
-            stretch_range=stretch_range,
-            initial_direction=initial_direction,
-        )
+        opts = _cached_options.__wrapped__(*option_args)
     raw = np.asarray(targets, dtype=np.float64)
     if raw.shape == (2,):
         tx, ty = float(raw[0]), float(raw[1])
