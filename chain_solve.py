@@ -23,6 +23,8 @@ from .solver.smoothing import TargetFilter, make_filter
 from .solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
+# Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0.
+ERROR_RESOLUTION = 1e-9
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     def to_2d(world: np.ndarray) -> np.ndarray:
         return to_shoulder_2d(transform_points(arm_inv, world), base, rig.normal, local_normal=rig.local_axes[0])
 
-    target_world = samples.target[:, :3, 3]
+    target_world = samples.target[:, :3, 3].copy()  # a copy: a view would keep all the (N, 4, 4) samples alive
     targets = to_2d(_forward_fill(samples.target, valid)[:, :3, 3])
     pole = None if samples.pole is None else to_2d(_forward_fill(samples.pole, valid)[:, :3, 3])
 
@@ -213,6 +215,9 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                                    np.reshape(result.solved_target, (n_frames, 2))]))
     tip_world, solved_world = both[:n_frames], both[n_frames:]
     error = np.linalg.norm(tip_world - target_world, axis=1)
+    # Below this the figure is float64 round-off of float32 inputs, not a miss: keyed as 0 so a reached target
+    # gives a flat curve (a few keys) instead of one key of noise per frame.
+    error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,

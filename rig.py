@@ -17,6 +17,9 @@ from .solver.spaces import PLANES
 
 # Rest positions further than this fraction of the chain length from the plane are rejected.
 PLANE_TOLERANCE = 1e-4
+# Components of a bone's rotation axis below this are float32 rounding of its rest matrix, not a tilt (a tilt
+# the plane check lets through is up to PLANE_TOLERANCE): they are set to 0, or each would key a channel of noise.
+AXIS_ROUNDING = 1e-6
 
 
 class ChainError(Exception):
@@ -128,6 +131,8 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     rest_angles = np.concatenate([absolute[:1], np.diff(absolute)])
     rest_angles = (rest_angles + np.pi) % (2 * np.pi) - np.pi
     local_axes = np.array([r[:3, :3].T @ normal for r in rests])
+    local_axes[np.abs(local_axes) < AXIS_ROUNDING] = 0.0
+    local_axes /= np.linalg.norm(local_axes, axis=1, keepdims=True)
 
     parent = upper.parent
     parent_to_upper = np.linalg.inv(_matrix(parent.matrix_local)) @ upper_rest if parent else upper_rest
