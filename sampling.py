@@ -13,13 +13,17 @@ Public API:
 
 Three strategies, chosen per request (``method="AUTO"``):
 
-1. **F-curves** (exact, ~0.2 µs per frame and channel): the object has no parent, constraints, drivers, NLA,
-   rigid body or delta transforms, its action is plain (influence 1, replace) and animates only its
-   location/rotation/scale (and, for an armature, bones other than the requested ones and their ancestors,
-   with no bone constraints anywhere, and the armature evaluated in the current view layer); the scene does
-   not remap time. Channels are sampled from a temporary copy of the action
-   (``convert_to_samples``, which includes modifiers and extrapolation) and composed with
-   :func:`solver.spaces.compose_matrices`; unanimated bones' matrices are read once.
+1. **F-curves** (exact, ~0.2 µs per frame and channel): world and pose matrices are composed from the
+   channels the F-curves give (current values for unanimated ones) with :func:`solver.spaces.compose_matrices`
+   and the rest matrices: an object is ``parent @ matrix_parent_inverse @ basis`` through object and bone
+   parents (a bone parent hangs from the posed tail), a pose bone ``parent pose @ rest offset @ basis`` (a
+   connected bone's location ignored). That is Blender's evaluation when: no object on the way has acting
+   constraints, rigid body, delta transforms, NLA, blended actions or drivers on its transform; the requested
+   bones and their ancestors have no acting constraints, are not in another bone's IK / Spline IK chain, have
+   no drivers, inherit their parent's full transform and use local location; the armature data is not
+   animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Channels are
+   sampled from a temporary copy of the action (``convert_to_samples``, which includes modifiers and
+   extrapolation); anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
    ``frame_set`` and read through its own depsgraph.
@@ -112,35 +116,78 @@ def _identity_deltas(obj: Any) -> bool:
     )
 
 
+def _acting(constraints: Any) -> list[Any]:
+    return [con for con in constraints if not con.mute]
+
+
+def _pose_reason(obj: Any, relevant: set[str]) -> str | None:
+    """Why the pose matrices of the ``relevant`` bones (requested bones and their ancestors) are not a product
+    of rest matrices and F-curve channels, or ``None``."""
+    if obj.data.pose_position != "POSE":
+        return "shows its rest position"
+    for name in sorted(relevant):
+        bone = obj.data.bones[name]
+        if _acting(obj.pose.bones[name].constraints):
+            return f'bone "{name}" has constraints'
+        if not bone.use_local_location or (bone.parent is not None and (
+                not bone.use_inherit_rotation or bone.inherit_scale != "FULL")):
+            return f'bone "{name}" does not inherit its parent\'s full transform'
+    for pb in obj.pose.bones:
+        for con in _acting(pb.constraints):
+            if con.type not in ("IK", "SPLINE_IK"):
+                continue
+            # The solved chain: chain_count bones (0: all) up from the constrained bone, or from its parent
+            # when the IK constraint does not use the bone's tail.
+            bone = pb.bone if getattr(con, "use_tail", True) else pb.bone.parent
+            count = 0
+            while bone is not None and (con.chain_count == 0 or count < con.chain_count):
+                if bone.name in relevant:
+                    return f'bone "{bone.name}" is moved by the {con.type.replace("_", " ")} constraint of "{pb.name}"'
+                bone, count = bone.parent, count + 1
+    data_ad = obj.data.animation_data
+    if data_ad is not None and (data_ad.action is not None or len(data_ad.drivers) or len(data_ad.nla_tracks)):
+        return "its armature data is animated"
+    return None
+
+
 def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
     """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
     if obj.parent is not None:
-        # An object parent is composed from its own F-curves (world = parent @ parent_inverse @ basis).
-        if obj.parent_type != "OBJECT":
+        # Object and bone parents are composed from their own F-curves (world = parent @ parent_inverse @ basis).
+        if obj.parent_type not in ("OBJECT", "BONE"):
             return f"is parented to a {obj.parent_type.lower()}"
-        reason = fcurve_only_reason(obj.parent)
+        if obj.parent_type == "BONE":
+            bone = obj.parent.data.bones.get(obj.parent_bone) if obj.parent.type == "ARMATURE" else None
+            if bone is None:
+                return f'its parent bone "{obj.parent_bone}" does not exist'
+            if bone.use_relative_parent:
+                return "uses relative bone parenting"
+        reason = fcurve_only_reason(obj.parent, [obj.parent_bone] if obj.parent_type == "BONE" else [])
         if reason is not None:
             return f'its parent "{obj.parent.name}" {reason}'
-    if len(obj.constraints):
+    if _acting(obj.constraints):
         return "has constraints"
     if getattr(obj, "rigid_body", None) is not None:
         return "is a rigid body"
     if not _identity_deltas(obj):
         return "has delta transforms"
-    ad = obj.animation_data
     relevant = _ancestors(obj, bones) if bones else set()
     if bones:
         if obj.type != "ARMATURE":
             return "bone requested on a non-armature"
-        if any(len(pb.constraints) for pb in obj.pose.bones):
-            return "has bone constraints"
-        data_ad = obj.data.animation_data
-        if data_ad is not None and (data_ad.action is not None or len(data_ad.drivers) or len(data_ad.nla_tracks)):
-            return "its armature data is animated"
+        reason = _pose_reason(obj, relevant)
+        if reason is not None:
+            return reason
+    ad = obj.animation_data
     if ad is None:
         return None
-    if len(ad.drivers):
-        return "has drivers"
+    for fc in ad.drivers:
+        bone = _bone_of_path(fc.data_path)
+        # A driver elsewhere (a custom property, a bone that does not move the requested ones) changes nothing
+        # sampled here.
+        if fc.data_path in _TRANSFORM_PATHS or fc.data_path.startswith("delta_") or (
+                bone is not None and bone in relevant):
+            return f"has a driver on {fc.data_path}"
     if len(ad.nla_tracks) or ad.use_tweak_mode:
         return "uses NLA"
     if ad.action is None:
@@ -154,12 +201,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
         if not _live(fc):
             continue
         path = fc.data_path
-        if path in _TRANSFORM_PATHS or path.startswith("["):
-            continue
-        bone = _bone_of_path(path)
-        if bone is not None and obj.type == "ARMATURE":
-            if bone in relevant:
-                return f'bone "{bone}" or an ancestor is animated'
+        if path in _TRANSFORM_PATHS or path.startswith("[") or (obj.type == "ARMATURE" and _bone_of_path(path)):
+            # Bone channels are composed from F-curves too; other bone properties leave pose matrices as they are.
             continue
         return f"animates {path}"
     return None
@@ -202,8 +245,6 @@ def sample_world_matrices(
         remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
         for obj, bones in bones_of.items():
             reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
-            if reason is None and bones and not obj.evaluated_get(context.evaluated_depsgraph_get()).is_evaluated:
-                reason = "not evaluated in the current view layer (its bones cannot be read)"
             if reason is None:
                 fast.add(obj)
             elif method == "FCURVES":
@@ -281,53 +322,97 @@ class _ChannelSampler:
         self.copies.clear()
 
 
-def _object_matrices(obj: Any, sampler: _ChannelSampler, cache: dict[Any, np.ndarray] | None = None) -> np.ndarray:
-    """World matrices of an unconstrained object (and its object parents) from F-curves (current values
-    elsewhere). An unanimated object is composed once and repeated."""
-    cache = {} if cache is None else cache
-    if obj in cache:
-        return cache[obj]
-    n = sampler.frames.size
-    mode = obj.rotation_mode
+def _channels(
+    id_block: Any, sampler: _ChannelSampler, owner: Any, prefix: str, fcurves: dict[str, Any]
+) -> np.ndarray:
+    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
+    animated) from its F-curves ``fcurves`` (data path -> F-curves), current values elsewhere; ``prefix`` is
+    the owner's data path prefix (``""`` or ``'pose.bones["name"].'``)."""
+    mode = owner.rotation_mode
     rot_path, _size = rotation_property(mode)
-    ad = obj.animation_data
-    live = [fc for fc in action_fcurves(obj) or [] if fc.data_path in (
-        "location", rot_path, "scale") and _live(fc)]
-    rows = n if live else 1
-    channels = {
-        "location": np.tile(np.array(obj.location, dtype=np.float64), (rows, 1)),
-        rot_path: np.tile(np.array(getattr(obj, rot_path), dtype=np.float64), (rows, 1)),
-        "scale": np.tile(np.array(obj.scale, dtype=np.float64), (rows, 1)),
-    }
+    live = [fc for prop in ("location", rot_path, "scale") for fc in fcurves.get(prefix + prop, ())]
+    rows = sampler.frames.size if live else 1
+    channels = {prop: np.tile(np.array(getattr(owner, prop), dtype=np.float64), (rows, 1))
+                for prop in ("location", rot_path, "scale")}
     for fc in live:
-        if fc.array_index < channels[fc.data_path].shape[1]:
-            channels[fc.data_path][:, fc.array_index] = sampler.sample(ad, fc)
-    local = compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
-    if obj.parent is not None:
-        inverse = np.array(obj.matrix_parent_inverse, dtype=np.float64)
-        local = _object_matrices(obj.parent, sampler, cache) @ (inverse @ local)
-    world = np.broadcast_to(local, (n, 4, 4)) if local.shape[0] == 1 else local
-    cache[obj] = world
-    return world
+        values = channels[fc.data_path[len(prefix):]]
+        if fc.array_index < values.shape[1]:
+            values[:, fc.array_index] = sampler.sample(id_block.animation_data, fc)
+    return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
+
+
+def _live_fcurves(obj: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for fc in action_fcurves(obj) or []:
+        if _live(fc):
+            out.setdefault(fc.data_path, []).append(fc)
+    return out
+
+
+class _Composer:
+    """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
+    when that is exact). Each object's and bone's matrices are computed once; unanimated ones are one row."""
+
+    def __init__(self, sampler: _ChannelSampler) -> None:
+        self.sampler = sampler
+        self.fcurves: dict[Any, dict[str, list[Any]]] = {}
+        self.world: dict[Any, np.ndarray] = {}
+        self.pose: dict[tuple[Any, str], np.ndarray] = {}
+
+    def _curves(self, obj: Any) -> dict[str, list[Any]]:
+        if obj not in self.fcurves:
+            self.fcurves[obj] = _live_fcurves(obj)
+        return self.fcurves[obj]
+
+    def object_world(self, obj: Any) -> np.ndarray:
+        """(N or 1, 4, 4) ``matrix_world``."""
+        if obj not in self.world:
+            local = _channels(obj, self.sampler, obj, "", self._curves(obj))
+            if obj.parent is not None:
+                parent = self.object_world(obj.parent)
+                if obj.parent_type == "BONE":
+                    # Blender parents to the bone's tail: its pose matrix moved to the posed tail.
+                    tail = np.array(self.bone_pose(obj.parent, obj.parent_bone))
+                    length = obj.parent.data.bones[obj.parent_bone].length
+                    tail[:, :3, 3] += length * tail[:, :3, 1]
+                    parent = parent @ tail
+                local = parent @ (np.array(obj.matrix_parent_inverse, dtype=np.float64) @ local)
+            self.world[obj] = local
+        return self.world[obj]
+
+    def bone_pose(self, obj: Any, name: str) -> np.ndarray:
+        """(N or 1, 4, 4) armature-space ``pose_bone.matrix``: parent pose @ rest offset @ basis."""
+        key = (obj, name)
+        if key not in self.pose:
+            bone = obj.data.bones[name]
+            pb = obj.pose.bones[name]
+            prefix = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
+            basis = _channels(obj, self.sampler, pb, prefix, self._curves(obj))
+            if bone.use_connect:
+                basis[:, :3, 3] = 0.0  # a connected bone's location channel is ignored
+            rest = np.array(bone.matrix_local, dtype=np.float64)
+            if bone.parent is None:
+                pose = rest @ basis
+            else:
+                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
+                pose = self.bone_pose(obj, bone.parent.name) @ (offset @ basis)
+            self.pose[key] = pose
+        return self.pose[key]
 
 
 def _sample_fcurves(
     context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
 ) -> None:
     sampler = _ChannelSampler(frames)
-    world: dict[Any, np.ndarray] = {}
-    depsgraph = None
+    composer = _Composer(sampler)
     try:
         for (obj, bone, kind), i in zip(requests, idx, strict=True):
-            if obj not in world:
-                world[obj] = _object_matrices(obj, sampler, world)
             if bone is None:
-                out[i] = world[obj]
-                continue
-            if depsgraph is None:
-                depsgraph = context.evaluated_depsgraph_get()
-            pose = np.array(obj.evaluated_get(depsgraph).pose.bones[bone].matrix, dtype=np.float64)
-            out[i] = pose[None] if kind == "ARMATURE" else world[obj] @ pose[None]
+                out[i] = composer.object_world(obj)
+            elif kind == "ARMATURE":
+                out[i] = composer.bone_pose(obj, bone)
+            else:
+                out[i] = composer.object_world(obj) @ composer.bone_pose(obj, bone)
     finally:
         sampler.close()
 

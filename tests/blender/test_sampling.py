@@ -185,14 +185,97 @@ def test_parented_and_constrained_targets(scene: bpy.types.Scene) -> None:
 
 
 def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Scene) -> None:
+    # Animated root scale, quaternion and Euler bones, location keys on a connected bone (ignored by Blender).
     arm = build_armature()
     assert sampling.fcurve_only_reason(arm) is None
-    assert sampling.fcurve_only_reason(arm, ["lower"]) is not None
+    assert sampling.fcurve_only_reason(arm, ["lower"]) is None
     requests = [(arm, None), (arm, "lower"), (arm, "upper", "ARMATURE"), (arm, "lower", "WORLD")]
-    check_sampling(scene, requests, ("AUTO", "SCENE"))
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
     bpy.ops.object.mode_set(mode="POSE")  # the bake runs from pose mode
-    check_sampling(scene, requests, ("AUTO", "SCENE"))
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
     assert arm.mode == "POSE"
+
+
+def test_unconnected_bone_location_and_bone_parented_objects(scene: bpy.types.Scene) -> None:
+    arm = build_armature()
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    arm.data.edit_bones["lower"].use_connect = False
+    bpy.ops.object.mode_set(mode="OBJECT")
+    pb = arm.pose.bones
+    pb["upper"].scale = (1.0, 1.3, 0.8)  # moves the bone tail a child object hangs from
+    hand = empty("hand")
+    hand.parent, hand.parent_type, hand.parent_bone = arm, "BONE", "upper"
+    hand.matrix_parent_inverse = np.diag([1.0, 0.5, 1.0, 1.0]).tolist()
+    for frame, t in ((3, 0.0), (33, 1.0)):
+        key(hand, "location", frame, (0.2 * t, 0.1, -t))
+    prop = empty("prop")  # an object parent of a bone-parented object
+    prop.parent = hand
+    key(prop, "rotation_euler", 1, (0.0, 0.0, 0.0))
+    key(prop, "rotation_euler", 40, (0.0, 1.0, 0.0))
+    for obj in (hand, prop):
+        assert sampling.fcurve_only_reason(obj) is None
+    requests = [(hand, None), (prop, None), (arm, "lower"), (arm, "lower", "ARMATURE")]
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+
+
+@pytest.mark.parametrize("case", ["constraint", "ik", "hinge", "scale", "rest", "driver", "relative"])
+def test_poses_that_are_not_a_product_of_channels_take_the_scene_path(scene: bpy.types.Scene, case: str) -> None:
+    arm = build_armature()
+    pb, bones = arm.pose.bones, arm.data.bones
+    hand = empty("hand")
+    hand.parent, hand.parent_type, hand.parent_bone = arm, "BONE", "lower"
+    expected = {
+        "constraint": 'bone "root" has constraints',
+        "ik": 'bone "upper" is moved by the IK constraint of "lower"',
+        "hinge": "does not inherit its parent's full transform",
+        "scale": "does not inherit its parent's full transform",
+        "rest": "shows its rest position",
+        "driver": 'has a driver on pose.bones["upper"].rotation_quaternion',
+        "relative": "uses relative bone parenting",
+    }[case]
+    if case == "constraint":
+        pb["root"].constraints.new("COPY_ROTATION").target = empty("other")
+    elif case == "ik":
+        ik = pb["lower"].constraints.new("IK")
+        ik.target, ik.chain_count = empty("goal"), 2
+        hand.parent_bone = "upper"
+    elif case == "hinge":
+        bones["upper"].use_inherit_rotation = False
+    elif case == "scale":
+        bones["lower"].inherit_scale = "AVERAGE"
+    elif case == "rest":
+        arm.data.pose_position = "REST"
+    elif case == "driver":
+        fc = pb["upper"].driver_add("rotation_quaternion", 2)
+        fc.driver.expression = "frame * 0.01"
+    elif case == "relative":
+        bones["lower"].use_relative_parent = True
+    assert expected in (sampling.fcurve_only_reason(hand) or "")
+    with pytest.raises(ValueError, match="cannot be sampled from F-curves"):
+        sampling.sample_world_matrices(bpy.context, [(hand, None)], FRAMES, method="FCURVES")
+    check_sampling(scene, [(hand, None), (arm, "root")], ("AUTO", "SCENE"))
+
+
+def test_unrelated_constraints_and_drivers_keep_the_fcurve_path(scene: bpy.types.Scene) -> None:
+    arm = build_armature()
+    bpy.ops.object.mode_set(mode="EDIT")
+    tail = arm.data.edit_bones.new("tail")
+    tail.head, tail.tail, tail.parent = (0, 0, 0), (0, 0, -1), arm.data.edit_bones["root"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    pb = arm.pose.bones
+    pb["tail"].constraints.new("DAMPED_TRACK").target = empty("look")
+    ik = pb["tail"].constraints.new("IK")  # a one-bone IK: moves "tail" only
+    ik.target, ik.chain_count = empty("goal"), 1
+    ik = pb["tail"].constraints.new("IK")  # without the tail, a one-bone chain is "root": caught below
+    ik.target, ik.chain_count, ik.use_tail, ik.mute = empty("goal2"), 1, False, True
+    fc = pb["tail"].driver_add("rotation_euler", 0)
+    fc.driver.expression = "frame * 0.1"
+    assert sampling.fcurve_only_reason(arm, ["lower"]) is None
+    check_sampling(scene, [(arm, "lower"), (arm, "upper", "ARMATURE")], ("AUTO", "FCURVES", "SCENE"))
+    ik.mute = False
+    assert sampling.fcurve_only_reason(arm, ["lower"]) == 'bone "root" is moved by the IK constraint of "tail"'
+    check_sampling(scene, [(arm, "lower"), (arm, "upper", "ARMATURE")], ("AUTO", "SCENE"))
 
 
 def test_unanimated_bones_of_an_animated_armature_take_the_fcurve_path(scene: bpy.types.Scene) -> None:
@@ -204,7 +287,6 @@ def test_unanimated_bones_of_an_animated_armature_take_the_fcurve_path(scene: bp
     key(pb["lower"], "location", 1, (0.0, 0.0, 0.0))
     key(pb["lower"], "location", 30, (0.0, 1.0, 0.0))
     assert sampling.fcurve_only_reason(arm, ["upper"]) is None
-    assert sampling.fcurve_only_reason(arm, ["lower"]) is not None
     requests = [(arm, "upper"), (arm, "upper", "ARMATURE"), (arm, None)]
     check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
 
