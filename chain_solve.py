@@ -23,8 +23,9 @@ from .solver.smoothing import TargetFilter, make_filter
 from .solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
-# Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0.
-ERROR_RESOLUTION = 1e-9
+# Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0: it is float32
+# resolution, the precision of the keys and of Blender's evaluated pose (whose tip lands ~1e-7 L from ours).
+ERROR_RESOLUTION = 1e-7
 
 
 @dataclass(frozen=True)
@@ -203,20 +204,20 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
 
     def from_2d(p2: np.ndarray) -> np.ndarray:
-        """Tip and solved target in one call: ``p2`` holds both, so per-frame matrices are stacked twice."""
+        return transform_points(arm, from_shoulder_2d(p2, base, rig.normal, local_normal=rig.local_axes[0]))
 
-        def twice(m: np.ndarray) -> np.ndarray:
-            return m if len(m) == 1 else np.concatenate([m, m])
-
-        local = from_shoulder_2d(p2, twice(base), rig.normal, local_normal=rig.local_axes[0])
-        return transform_points(twice(arm), local)
-
-    both = from_2d(np.concatenate([np.reshape(result.end, (n_frames, 2)),
-                                   np.reshape(result.solved_target, (n_frames, 2))]))
-    tip_world, solved_world = both[:n_frames], both[n_frames:]
+    ends = np.reshape(result.end, (n_frames, 2))
+    reached = np.reshape(result.solved_target, (n_frames, 2))
+    if len(base) == 1 and len(arm) == 1:
+        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
+        both = from_2d(np.concatenate([ends, reached]))
+        tip_world, solved_world = both[:n_frames], both[n_frames:]
+    else:
+        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
+        tip_world, solved_world = from_2d(ends), from_2d(reached)
     error = np.linalg.norm(tip_world - target_world, axis=1)
-    # Below this the figure is float64 round-off of float32 inputs, not a miss: keyed as 0 so a reached target
-    # gives a flat curve (a few keys) instead of one key of noise per frame.
+    # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
+    # curve (a few keys) instead of one key of noise per frame.
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,

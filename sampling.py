@@ -283,6 +283,14 @@ class _ChannelSampler:
         self.frames = frames
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
         self.copies: dict[Any, Any] = {}
+        self.cache: dict[int, np.ndarray] = {}
+
+    def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        """:meth:`sample`, once per F-curve."""
+        key = fcurve.as_pointer()
+        if key not in self.cache:
+            self.cache[key] = self.sample(anim_data, fcurve)
+        return self.cache[key]
 
     def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
         action = anim_data.action
@@ -323,21 +331,21 @@ class _ChannelSampler:
 
 
 def _channels(
-    id_block: Any, sampler: _ChannelSampler, owner: Any, prefix: str, fcurves: dict[str, Any]
+    id_block: Any, sampler: _ChannelSampler, block: slice, owner: Any, prefix: str, fcurves: dict[str, Any]
 ) -> np.ndarray:
     """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
     animated) from its F-curves ``fcurves`` (data path -> F-curves), current values elsewhere; ``prefix`` is
-    the owner's data path prefix (``""`` or ``'pose.bones["name"].'``)."""
+    the owner's data path prefix (``""`` or ``'pose.bones["name"].'``); ``block``: the frames wanted."""
     mode = owner.rotation_mode
     rot_path, _size = rotation_property(mode)
     live = [fc for prop in ("location", rot_path, "scale") for fc in fcurves.get(prefix + prop, ())]
-    rows = sampler.frames.size if live else 1
+    rows = len(range(*block.indices(sampler.frames.size))) if live else 1
     channels = {prop: np.tile(np.array(getattr(owner, prop), dtype=np.float64), (rows, 1))
                 for prop in ("location", rot_path, "scale")}
     for fc in live:
         values = channels[fc.data_path[len(prefix):]]
         if fc.array_index < values.shape[1]:
-            values[:, fc.array_index] = sampler.sample(id_block.animation_data, fc)
+            values[:, fc.array_index] = sampler.values(id_block.animation_data, fc)[block]
     return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
 
 
@@ -351,10 +359,12 @@ def _live_fcurves(obj: Any) -> dict[str, list[Any]]:
 
 class _Composer:
     """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
-    when that is exact). Each object's and bone's matrices are computed once; unanimated ones are one row."""
+    when that is exact), over the frames ``block`` of the sampler's. Each object's and bone's matrices are
+    computed once; unanimated ones are one row."""
 
-    def __init__(self, sampler: _ChannelSampler) -> None:
+    def __init__(self, sampler: _ChannelSampler, block: slice) -> None:
         self.sampler = sampler
+        self.block = block
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
         self.world: dict[Any, np.ndarray] = {}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
@@ -367,7 +377,7 @@ class _Composer:
     def object_world(self, obj: Any) -> np.ndarray:
         """(N or 1, 4, 4) ``matrix_world``."""
         if obj not in self.world:
-            local = _channels(obj, self.sampler, obj, "", self._curves(obj))
+            local = _channels(obj, self.sampler, self.block, obj, "", self._curves(obj))
             if obj.parent is not None:
                 parent = self.object_world(obj.parent)
                 if obj.parent_type == "BONE":
@@ -387,7 +397,7 @@ class _Composer:
             bone = obj.data.bones[name]
             pb = obj.pose.bones[name]
             prefix = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
-            basis = _channels(obj, self.sampler, pb, prefix, self._curves(obj))
+            basis = _channels(obj, self.sampler, self.block, pb, prefix, self._curves(obj))
             if bone.use_connect:
                 basis[:, :3, 3] = 0.0  # a connected bone's location channel is ignored
             rest = np.array(bone.matrix_local, dtype=np.float64)
@@ -400,19 +410,25 @@ class _Composer:
         return self.pose[key]
 
 
+# Frames composed at a time: the matrix products' temporaries stay a few MB however long the range is.
+COMPOSE_BLOCK = 8192
+
+
 def _sample_fcurves(
     context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
 ) -> None:
     sampler = _ChannelSampler(frames)
-    composer = _Composer(sampler)
     try:
-        for (obj, bone, kind), i in zip(requests, idx, strict=True):
-            if bone is None:
-                out[i] = composer.object_world(obj)
-            elif kind == "ARMATURE":
-                out[i] = composer.bone_pose(obj, bone)
-            else:
-                out[i] = composer.object_world(obj) @ composer.bone_pose(obj, bone)
+        for first in range(0, frames.size, COMPOSE_BLOCK):
+            block = slice(first, first + COMPOSE_BLOCK)
+            composer = _Composer(sampler, block)
+            for (obj, bone, kind), i in zip(requests, idx, strict=True):
+                if bone is None:
+                    out[i, block] = composer.object_world(obj)
+                elif kind == "ARMATURE":
+                    out[i, block] = composer.bone_pose(obj, bone)
+                else:
+                    np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, block])
     finally:
         sampler.close()
 

@@ -2,8 +2,8 @@
 
 Import only after ``bpy`` is importable (after ``tests.blender.harness.install_extension()``).
 
-- :func:`build_scene` ``(frames, *, parented, mesh, ik_constraint) -> Scene`` builds everything from an empty
-  file; the target's world path is the same function of the frame in every variant.
+- :func:`build_scene` ``(frames, *, drive, mesh, ik_constraint) -> Scene`` builds everything from an empty
+  file; the target's path relative to the shoulder is the same function of the frame in every variant.
 - :func:`bake_baseline` ``(scene, frames) -> float`` runs Blender's IK constraint through ``nla.bake`` and
   returns the seconds the operator took.
 - :func:`add_soft_ik_chain` ``(scene)`` adds the chain with ``pose.soft_ik_add_chain`` (softness 0).
@@ -20,6 +20,9 @@ import bpy
 import numpy as np
 
 KEY_STEP = 10  # frames between target keys
+# How the target moves: its own F-curves (world space), a Child Of constraint to an animated Empty, or hanging
+# from the rig's animated body bone (character space) while the body bobs and sways.
+DRIVES = ("FCURVES", "CHILD_OF", "BODY_BONE")
 UPPER_TAIL = (1.0, 0.0, 0.15)  # elbow drawn bent: Blender's legacy IK cannot bend a straight chain
 LOWER_TAIL = (2.0, 0.0, 0.0)
 
@@ -28,7 +31,7 @@ LOWER_TAIL = (2.0, 0.0, 0.0)
 class Scene:
     armature: bpy.types.Object
     target: bpy.types.Object
-    carrier: bpy.types.Object | None  # the animated parent of the target (general sampling path)
+    carrier: bpy.types.Object | None  # the Empty a Child Of constraint ties the target to
     mesh: bpy.types.Object | None
 
 
@@ -49,8 +52,9 @@ def _channelbag_fcurves(obj: bpy.types.Object) -> bpy.types.bpy_prop_collection:
 
 def key_channel(obj: bpy.types.Object, path: str, index: int, frames: np.ndarray, values: np.ndarray) -> None:
     """Key ``obj.<path>[index]`` at every frame in one bulk write (keyframe_insert per key is quadratic)."""
-    prop = getattr(obj, path)
-    prop[index] = float(values[0])
+    owner_path, _, prop_name = path.rpartition(".")
+    owner = obj.path_resolve(owner_path) if owner_path else obj
+    getattr(owner, prop_name)[index] = float(values[0])
     obj.keyframe_insert(path, index=index, frame=float(frames[0]))  # creates action, slot and F-curve
     fc = _channelbag_fcurves(obj).find(path, index=index)
     fc.keyframe_points.add(len(frames) - 1)
@@ -67,17 +71,36 @@ def _select_bone(arm: bpy.types.Object, name: str) -> None:
         arm.data.bones[name].select = True
 
 
-def _build_rig(scene: bpy.types.Scene) -> bpy.types.Object:
+def _build_rig(scene: bpy.types.Scene, body: bool) -> bpy.types.Object:
+    """The two-bone arm, shoulder at the origin; with ``body``, under a "body" bone ending at the shoulder."""
     arm = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
     scene.collection.objects.link(arm)
     bpy.context.view_layer.objects.active = arm
     bpy.ops.object.mode_set(mode="EDIT")
     upper = arm.data.edit_bones.new("upper")
     upper.head, upper.tail = (0.0, 0.0, 0.0), UPPER_TAIL
+    if body:
+        root = arm.data.edit_bones.new("body")
+        root.head, root.tail = (0.0, 0.0, -1.0), (0.0, 0.0, 0.0)
+        upper.parent, upper.use_connect = root, True
     lower = arm.data.edit_bones.new("lower")
     lower.head, lower.tail, lower.parent, lower.use_connect = UPPER_TAIL, LOWER_TAIL, upper, True
     bpy.ops.object.mode_set(mode="OBJECT")
     return arm
+
+
+def _animate_body(arm: bpy.types.Object, key_frames: np.ndarray) -> None:
+    """The body bone bobs (location) and sways about the plane normal (quaternion), keyed like the target."""
+    from mathutils import Vector
+
+    bone = arm.data.bones["body"]
+    axis = np.array(bone.matrix_local.to_3x3().inverted() @ Vector((0.0, 1.0, 0.0)))
+    sway = 0.2 * np.sin(0.011 * key_frames)
+    quat = np.column_stack([np.cos(sway / 2), np.sin(sway / 2)[:, None] * axis[None, :]])
+    path = 'pose.bones["body"]'
+    for i in range(4):
+        key_channel(arm, f"{path}.rotation_quaternion", i, key_frames, quat[:, i])
+    key_channel(arm, f"{path}.location", 1, key_frames, 0.1 * np.sin(0.05 * key_frames))
 
 
 def _add_skinned_mesh(scene: bpy.types.Scene, arm: bpy.types.Object) -> bpy.types.Object:
@@ -98,23 +121,28 @@ def _add_skinned_mesh(scene: bpy.types.Scene, arm: bpy.types.Object) -> bpy.type
     return mesh
 
 
-def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool) -> Scene:
+def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> Scene:
     """Fresh file with the rig and a target keyed every :data:`KEY_STEP` frames over [1, frames].
 
-    ``parented``: the target follows an animated Empty (rotation) through a Child Of constraint and keys only its
-    distance, so it is not F-curve-only and the bake samples it through a temporary scene (an object parent
-    alone would still be composed from F-curves); otherwise it keys its own world location. ``ik_constraint``:
-    Blender's IK on the lower bone (the baseline's rig). The scene's frame range is set to [1, frames].
+    ``drive`` (one of :data:`DRIVES`): ``FCURVES`` keys the target's own world location; ``CHILD_OF`` ties it
+    to an animated Empty (rotation) with a Child Of constraint and keys only its distance, so the bake samples
+    it through a temporary scene (no F-curve composition covers constraints); ``BODY_BONE`` parents it to the
+    rig's animated "body" bone, which also carries the arm, and keys its location there (the bake composes
+    both from F-curves). ``ik_constraint``: Blender's IK on the lower bone (the baseline's rig). The scene's
+    frame range is set to [1, frames].
     """
+    if drive not in DRIVES:
+        raise ValueError(f"drive must be one of {DRIVES}")
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, frames
     key_frames = np.arange(1, frames + KEY_STEP + 1, KEY_STEP, dtype=np.float64)
     radius, angle = target_polar(key_frames)
+    arm = _build_rig(scene, body=drive == "BODY_BONE")
     target = bpy.data.objects.new("target", None)
     scene.collection.objects.link(target)
     carrier = None
-    if parented:
+    if drive == "CHILD_OF":
         carrier = bpy.data.objects.new("carrier", None)
         scene.collection.objects.link(carrier)
         child_of = target.constraints.new("CHILD_OF")
@@ -123,10 +151,18 @@ def build_scene(frames: int, *, parented: bool, mesh: bool, ik_constraint: bool)
         # A Y rotation by -angle takes (r, 0, 0) to (r cos angle, 0, r sin angle).
         key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
         key_channel(target, "location", 0, key_frames, radius)
+    elif drive == "BODY_BONE":
+        # The target hangs from the body bone's tail (the shoulder), in the bone's axes.
+        target.parent, target.parent_type, target.parent_bone = arm, "BONE", "body"
+        to_bone = np.array(arm.data.bones["body"].matrix_local.to_3x3().inverted())
+        offsets = np.column_stack([radius * np.cos(angle), np.zeros_like(angle), radius * np.sin(angle)])
+        local = offsets @ to_bone.T
+        for i in range(3):
+            key_channel(target, "location", i, key_frames, local[:, i])
+        _animate_body(arm, key_frames)
     else:
         key_channel(target, "location", 0, key_frames, radius * np.cos(angle))
         key_channel(target, "location", 2, key_frames, radius * np.sin(angle))
-    arm = _build_rig(scene)
     mesh_obj = _add_skinned_mesh(scene, arm) if mesh else None
     if ik_constraint:
         ik = arm.pose.bones["lower"].constraints.new("IK")
@@ -170,8 +206,9 @@ def add_soft_ik_chain(s: Scene) -> bpy.types.PropertyGroup:
     enter_pose_mode(s)
     s.armature.data.bones.active = s.armature.data.bones["lower"]
     s.target.select_set(True)
-    # The target is not parented (a constraint moves it), so its declared space is WORLD.
-    result = bpy.ops.pose.soft_ik_add_chain(target_space="WORLD")
+    # A target on the body bone lives in character space; otherwise it is not parented: WORLD.
+    space = "CHARACTER" if s.target.parent == s.armature else "WORLD"
+    result = bpy.ops.pose.soft_ik_add_chain(target_space=space)
     if result != {"FINISHED"}:
         raise RuntimeError(f"soft_ik_add_chain returned {result}")
     chain = s.armature.soft_ik_2d.chains[-1]

@@ -11,9 +11,12 @@ The extension is built and installed into an isolated user directory (``tests/bl
 user gets it, through ``bpy.ops.pose.soft_ik_bake``. Cases (same pre-bent two-bone rig in the XZ plane, target
 in reach, softness 0):
 
-1. ``general``: bare rig, target parented to an animated Empty (not F-curve-only: the temporary-scene path);
-2. ``general+mesh``: the same plus a 40,401-vertex grid skinned to both bones with an Armature modifier;
-3. ``fcurves``: bare rig, target animated only by its own F-curves (the F-curve fast path).
+1. ``rig``: bare rig whose body bone bobs and sways, the arm under it, the target parented to the body bone
+   (character space) with its own keys: armature and target are composed from F-curves;
+2. ``rig+mesh``: the same plus a 40,401-vertex grid skinned to both arm bones with an Armature modifier;
+3. ``fcurves``: bare rig, target animated only by its own F-curves (world space);
+4. ``constraint``: bare rig, target moved by a Child Of constraint to an animated Empty: constraints are
+   evaluated by Blender, so the bake steps a temporary scene holding the target and its dependencies.
 
 For each: Blender's time (IK constraint + ``nla.bake(visual_keying=True, clear_constraints=True)``), ours (best
 of ``--repeats``), ``baseline / ours`` against the issue's target ratio, a check that the user's frame did not
@@ -41,7 +44,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # dev tools beside the add-on (harness, benchmark helpers), not part of it
 from tests.blender.harness import install_extension, package  # noqa: E402
 
-TARGETS = {"general": 10.0, "general+mesh": 100.0, "fcurves": 30.0}
+TARGETS = {"rig": 10.0, "rig+mesh": 100.0, "fcurves": 30.0, "constraint": 10.0}
+DRIVES = {"rig": "BODY_BONE", "rig+mesh": "BODY_BONE", "fcurves": "FCURVES", "constraint": "CHILD_OF"}
 MEMORY_LIMIT_MB = 100.0
 CHECK_TOLERANCE = 1e-4  # tip-to-target distance, chain length 2 (the keys are float32)
 USER_FRAME = 7
@@ -55,17 +59,17 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--skip-mesh-baseline", action="store_true")
     p.add_argument("--mesh-baseline-frames", type=int, default=1000)
     p.add_argument("--memory-frames", type=int, default=100000)
-    p.add_argument("--cases", default="general,general+mesh,fcurves", help="comma-separated; 'none' for memory only")
+    p.add_argument("--cases", default=",".join(TARGETS), help="comma-separated; 'none' for memory only")
     p.add_argument("--no-breakdown", action="store_true")
     p.add_argument("--profile", action="store_true")
-    p.add_argument("--memory-case", choices=["general", "fcurves", "keys"], help=argparse.SUPPRESS)  # child
+    p.add_argument("--memory-case", choices=["rig", "constraint", "fcurves", "keys"], help=argparse.SUPPRESS)  # child
     p.add_argument("--curves", type=int, default=10, help=argparse.SUPPRESS)
     p.add_argument("--tracemalloc", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
-def scene_options(case: str) -> dict[str, bool]:
-    return {"parented": case.startswith("general"), "mesh": case.endswith("mesh")}
+def scene_options(case: str) -> dict[str, object]:
+    return {"drive": DRIVES[case], "mesh": case.endswith("mesh")}
 
 
 # --- our side ---------------------------------------------------------------------------------------------
@@ -260,7 +264,7 @@ def memory_child(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: 
 
     if args.memory_case == "keys":
         return keys_reference(rigs, args)
-    s = rigs.build_scene(args.frames, ik_constraint=False, parented=args.memory_case == "general", mesh=False)
+    s = rigs.build_scene(args.frames, ik_constraint=False, drive=DRIVES[args.memory_case], mesh=False)
     rigs.add_soft_ik_chain(s)
     rigs.enter_pose_mode(s)
     gc.collect()
@@ -346,7 +350,7 @@ def main() -> int:
         print(f"{'case':<10}{'bake s':>8}{'peak RSS growth MB':>20}{'ru_maxrss growth MB':>21}"
               f"{'RSS kept MB':>13}{'tracemalloc peak MB':>21}{'curves':>8}  result  tip err")
         curves = 10
-        for case in ("general", "fcurves"):
+        for case in ("rig", "constraint", "fcurves"):
             m = run_memory(case, args.memory_frames, tracemalloc=False)
             t = run_memory(case, args.memory_frames, tracemalloc=True)
             curves = int(m["curves"])

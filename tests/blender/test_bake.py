@@ -79,6 +79,28 @@ def test_tip_reaches_reachable_targets_in_every_rotation_mode(empty_file: bpy.ty
 
 
 @pytest.mark.parametrize("plane", ["XZ", "XY", "YZ"])
+def test_reached_targets_and_rounding_key_no_noise(empty_file: bpy.types.Scene, plane: str) -> None:
+    """A bone's own axis (quaternion y) is perpendicular to the plane normal up to float32 rounding of the rest
+    matrix, and a reached target's error is round-off: both are keyed flat (first and last frame), not as one
+    key of noise per frame."""
+    rig = moving_rig(plane=plane)
+    target = rigs.circle_target(rig, FRAMES, lambda f: 0.6 + 0.8 * (0.5 + 0.5 * math.sin(f / 3.0)),
+                                lambda f: 0.3 * f)
+    rigs.add_chain(rig, target).softness = 0.0
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    ev = rigs.evaluate(rig, target, FRAMES)
+    assert np.linalg.norm(ev.tip_world - ev.target_world, axis=1).max() < 1e-4 * rig.length * rig.world_scale
+    flat = [(rigs.bone_path(rig.lower, "soft_ik_error"), 0)]
+    flat += [(rigs.bone_path(bone, "rotation_quaternion"), 2) for bone in (rig.upper, rig.lower)]
+    for path, index in flat:
+        keys = rigs.key_frames(rigs.fcurve(rig.armature, path, index))
+        np.testing.assert_array_equal(keys, [[START, 0.0], [END, 0.0]], err_msg=f"{path}[{index}]")
+    for bone in (rig.upper, rig.lower):  # the turning components are keyed on every frame
+        keys = rigs.key_frames(rigs.fcurve(rig.armature, rigs.bone_path(bone, "rotation_quaternion"), 0))
+        np.testing.assert_array_equal(keys[:, 0], FRAMES)
+
+
+@pytest.mark.parametrize("plane", ["XZ", "XY", "YZ"])
 def test_soft_tip_on_every_plane_never_reaches_full_extension(empty_file: bpy.types.Scene, plane: str) -> None:
     rig = moving_rig(plane=plane, rest_bend_deg=25.0)
     # From well inside to 1.4 times the reach: the soft band and far targets both occur (further out the

@@ -196,6 +196,15 @@ def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Sc
     assert arm.mode == "POSE"
 
 
+def test_frames_composed_in_blocks(scene: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sampling, "COMPOSE_BLOCK", 5)  # 44 frames: 8 full blocks and a partial one
+    arm = build_armature()
+    still = build_armature(animated_bones=False)
+    still.animation_data_clear()
+    requests = [(arm, "lower"), (still, "upper"), (still, None), (arm, "upper", "ARMATURE")]
+    check_sampling(scene, requests, ("FCURVES",))
+
+
 def test_unconnected_bone_location_and_bone_parented_objects(scene: bpy.types.Scene) -> None:
     arm = build_armature()
     bpy.context.view_layer.objects.active = arm
