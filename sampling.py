@@ -17,7 +17,8 @@ Three strategies, chosen per request (``method="AUTO"``):
    channels the F-curves give (current values for unanimated ones) with :func:`solver.spaces.compose_matrices`
    and the rest matrices: an object is ``parent @ matrix_parent_inverse @ basis`` through object and bone
    parents (a bone parent hangs from the posed tail), a pose bone ``parent pose @ rest offset @ basis`` (a
-   connected bone's location ignored). That is Blender's evaluation when: no object on the way has acting
+   connected bone's location ignored), a plain Child Of (every channel, influence 1, world spaces) ``target @
+   inverse_matrix @ own``. That is Blender's evaluation when: no object on the way has other acting
    constraints, rigid body, delta transforms, NLA, blended actions or drivers on its transform; the requested
    bones and their ancestors have no acting constraints, are not in another bone's IK / Spline IK chain, have
    no drivers, inherit their parent's full transform and use local location; the armature data is not
@@ -150,7 +151,28 @@ def _pose_reason(obj: Any, relevant: set[str]) -> str | None:
     return None
 
 
-def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
+_CHILD_OF_CHANNELS = tuple(f"use_{kind}_{axis}" for kind in ("location", "rotation", "scale") for axis in "xyz")
+
+
+def _child_of_reason(con: Any, seen: frozenset[str]) -> str | None:
+    """Why an object constraint is not a plain Child Of that is composed as ``target @ inverse @ own``."""
+    if con.type != "CHILD_OF":
+        return "has constraints"
+    if (con.influence != 1.0 or not all(getattr(con, c) for c in _CHILD_OF_CHANNELS) or con.set_inverse_pending
+            or con.owner_space != "WORLD" or con.target_space != "WORLD"):
+        return f'its Child Of "{con.name}" has partial channels, influence or spaces'
+    target = con.target
+    if target is None or not con.is_valid:
+        return f'its Child Of "{con.name}" has no valid target'
+    if con.subtarget and (target.type != "ARMATURE" or target.pose.bones.get(con.subtarget) is None):
+        return f'its Child Of "{con.name}" follows a vertex group'
+    if target.name in seen:
+        return f'its Child Of "{con.name}" closes a dependency cycle'
+    reason = fcurve_only_reason(target, [con.subtarget] if con.subtarget else [], _seen=seen)
+    return None if reason is None else f'its Child Of target "{target.name}" {reason}'
+
+
+def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset()) -> str | None:
     """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
     if obj.parent is not None:
         # Object and bone parents are composed from their own F-curves (world = parent @ parent_inverse @ basis).
@@ -162,11 +184,14 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = ()) -> str | None:
                 return f'its parent bone "{obj.parent_bone}" does not exist'
             if bone.use_relative_parent:
                 return "uses relative bone parenting"
-        reason = fcurve_only_reason(obj.parent, [obj.parent_bone] if obj.parent_type == "BONE" else [])
+        reason = fcurve_only_reason(obj.parent, [obj.parent_bone] if obj.parent_type == "BONE" else [],
+                                    _seen=_seen | {obj.name})
         if reason is not None:
             return f'its parent "{obj.parent.name}" {reason}'
-    if _acting(obj.constraints):
-        return "has constraints"
+    for con in _acting(obj.constraints):
+        reason = _child_of_reason(con, _seen | {obj.name})
+        if reason is not None:
+            return reason
     if getattr(obj, "rigid_body", None) is not None:
         return "is a rigid body"
     if not _identity_deltas(obj):
@@ -387,6 +412,11 @@ class _Composer:
                     tail[:, :3, 3] += length * tail[:, :3, 1]
                     parent = parent @ tail
                 local = parent @ (np.array(obj.matrix_parent_inverse, dtype=np.float64) @ local)
+            for con in _acting(obj.constraints):  # plain Child Of only (fcurve_only_reason)
+                target = self.object_world(con.target)
+                if con.subtarget:
+                    target = target @ self.bone_pose(con.target, con.subtarget)
+                local = target @ (np.array(con.inverse_matrix, dtype=np.float64) @ local)
             self.world[obj] = local
         return self.world[obj]
 

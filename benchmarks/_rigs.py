@@ -20,9 +20,9 @@ import bpy
 import numpy as np
 
 KEY_STEP = 10  # frames between target keys
-# How the target moves: its own F-curves (world space), a Child Of constraint to an animated Empty, or hanging
-# from the rig's animated body bone (character space) while the body bobs and sways.
-DRIVES = ("FCURVES", "CHILD_OF", "BODY_BONE")
+# How the target moves: its own F-curves (world space), a Child Of constraint to an Empty turned by keys or by
+# a driver, or hanging from the rig's animated body bone (character space) while the body bobs and sways.
+DRIVES = ("FCURVES", "CHILD_OF", "DRIVEN", "BODY_BONE")
 UPPER_TAIL = (1.0, 0.0, 0.15)  # elbow drawn bent: Blender's legacy IK cannot bend a straight chain
 LOWER_TAIL = (2.0, 0.0, 0.0)
 
@@ -125,11 +125,12 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
     """Fresh file with the rig and a target keyed every :data:`KEY_STEP` frames over [1, frames].
 
     ``drive`` (one of :data:`DRIVES`): ``FCURVES`` keys the target's own world location; ``CHILD_OF`` ties it
-    to an animated Empty (rotation) with a Child Of constraint and keys only its distance, so the bake samples
-    it through a temporary scene (no F-curve composition covers constraints); ``BODY_BONE`` parents it to the
-    rig's animated "body" bone, which also carries the arm, and keys its location there (the bake composes
-    both from F-curves). ``ik_constraint``: Blender's IK on the lower bone (the baseline's rig). The scene's
-    frame range is set to [1, frames].
+    to an Empty with keyed rotation through a Child Of constraint and keys only its distance (the bake composes
+    the constraint from F-curves); ``DRIVEN`` is the same with the Empty turned by a driver on the frame, which
+    only Blender evaluates, so the bake steps a temporary scene; ``BODY_BONE`` parents it to the rig's
+    animated "body" bone, which also carries the arm, and keys its location there (composed from F-curves).
+    ``ik_constraint``: Blender's IK on the lower bone (the baseline's rig). The scene's frame range is set to
+    [1, frames].
     """
     if drive not in DRIVES:
         raise ValueError(f"drive must be one of {DRIVES}")
@@ -142,14 +143,18 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
     target = bpy.data.objects.new("target", None)
     scene.collection.objects.link(target)
     carrier = None
-    if drive == "CHILD_OF":
+    if drive in ("CHILD_OF", "DRIVEN"):
         carrier = bpy.data.objects.new("carrier", None)
         scene.collection.objects.link(carrier)
         child_of = target.constraints.new("CHILD_OF")
         child_of.target = carrier
         child_of.set_inverse_pending = False
         # A Y rotation by -angle takes (r, 0, 0) to (r cos angle, 0, r sin angle).
-        key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
+        if drive == "CHILD_OF":
+            key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
+        else:
+            # target_polar's angle, negated, as a simple expression (evaluated without Python).
+            carrier.driver_add("rotation_euler", 1).driver.expression = "0.5 - 0.6 * sin(0.0071 * frame + 0.3)"
         key_channel(target, "location", 0, key_frames, radius)
     elif drive == "BODY_BONE":
         # The target hangs from the body bone's tail (the shoulder), in the bone's axes.

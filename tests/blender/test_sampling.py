@@ -228,6 +228,53 @@ def test_unconnected_bone_location_and_bone_parented_objects(scene: bpy.types.Sc
     check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
 
 
+def test_child_of_targets_are_composed(scene: bpy.types.Scene) -> None:
+    arm = build_armature()
+    carrier = empty("carrier")
+    carrier.rotation_mode = "YXZ"
+    for frame, t in ((1, 0.0), (20, 1.0), (40, -0.5)):
+        key(carrier, "location", frame, (t, 0.5 * t, -t))
+        key(carrier, "rotation_euler", frame, (0.3 * t, -t, 0.2))
+        key(carrier, "scale", frame, (1.0 + 0.3 * t, 1.0, -1.0))
+    on_object = empty("on_object")
+    on_object.parent = empty("holder")  # own parent first, then the constraint
+    on_object.parent.location = (0.0, 1.0, 0.0)
+    key(on_object, "location", 1, (1.0, 0.0, 0.0))
+    key(on_object, "location", 40, (2.0, 0.0, 1.0))
+    con = on_object.constraints.new("CHILD_OF")
+    con.target, con.set_inverse_pending = carrier, False
+    con.inverse_matrix = np.array([[1, 0, 0, 0.2], [0, 0, -1, 0], [0, 1, 0, 0.4], [0, 0, 0, 1.0]]).tolist()
+    on_bone = empty("on_bone")
+    key(on_bone, "rotation_euler", 1, (0.0, 0.0, 0.0))
+    key(on_bone, "rotation_euler", 40, (0.0, 1.5, 0.0))
+    con = on_bone.constraints.new("CHILD_OF")
+    con.target, con.subtarget, con.set_inverse_pending = arm, "lower", False
+    chained = empty("chained")  # a Child Of of a Child Of
+    con = chained.constraints.new("CHILD_OF")
+    con.target, con.set_inverse_pending = on_bone, False
+    for obj in (on_object, on_bone, chained):
+        assert sampling.fcurve_only_reason(obj) is None, obj.name
+    check_sampling(scene, [(on_object, None), (on_bone, None), (chained, None)], ("AUTO", "FCURVES", "SCENE"))
+
+    # What is not composed: partial channels, influence, a constraint target that is not F-curve-only, cycles.
+    on_object.constraints[0].use_rotation_y = False
+    assert "partial channels" in sampling.fcurve_only_reason(on_object)
+    on_object.constraints[0].use_rotation_y = True
+    on_object.constraints[0].influence = 0.5
+    assert "influence" in sampling.fcurve_only_reason(on_object)
+    on_object.constraints[0].influence = 1.0
+    carrier.constraints.new("DAMPED_TRACK").target = on_bone
+    assert sampling.fcurve_only_reason(on_object) == 'its Child Of target "carrier" has constraints'
+    carrier.constraints.clear()
+    con = carrier.constraints.new("CHILD_OF")
+    con.target, con.set_inverse_pending = chained, False
+    on_bone.constraints[0].target, on_bone.constraints[0].subtarget = carrier, ""
+    # chained -> on_bone -> carrier -> chained (Blender evaluates such a cycle in some order; we do not guess)
+    assert "dependency cycle" in sampling.fcurve_only_reason(chained)
+    carrier.constraints.clear()
+    check_sampling(scene, [(on_object, None), (on_bone, None), (chained, None)], ("FCURVES",))
+
+
 @pytest.mark.parametrize("case", ["constraint", "ik", "hinge", "scale", "rest", "driver", "relative"])
 def test_poses_that_are_not_a_product_of_channels_take_the_scene_path(scene: bpy.types.Scene, case: str) -> None:
     arm = build_armature()
