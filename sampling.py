@@ -281,7 +281,7 @@ def sample_world_matrices(
     user_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in user]
     slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast and obj not in user]
     if fast_idx:
-        _sample_fcurves(context, [parsed[i] for i in fast_idx], frames_arr, out, fast_idx)
+        _sample_fcurves([parsed[i] for i in fast_idx], frames_arr, out, fast_idx)
     if slow_idx:
         _sample_temp_scene(context, [parsed[i] for i in slow_idx], frames_arr, out, slow_idx)
     if user_idx:
@@ -309,6 +309,17 @@ class _ChannelSampler:
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
         self.copies: dict[Any, Any] = {}
         self.cache: dict[int, np.ndarray] = {}
+        self.fcurves: dict[Any, dict[str, list[Any]]] = {}
+
+    def live_fcurves(self, obj: Any) -> dict[str, list[Any]]:
+        """The F-curves the animation system applies to ``obj``, by data path."""
+        if obj not in self.fcurves:
+            by_path: dict[str, list[Any]] = {}
+            for fc in action_fcurves(obj) or []:
+                if _live(fc):
+                    by_path.setdefault(fc.data_path, []).append(fc)
+            self.fcurves[obj] = by_path
+        return self.fcurves[obj]
 
     def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         """:meth:`sample`, once per F-curve."""
@@ -355,12 +366,11 @@ class _ChannelSampler:
         self.copies.clear()
 
 
-def _channels(
-    id_block: Any, sampler: _ChannelSampler, block: slice, owner: Any, prefix: str, fcurves: dict[str, Any]
-) -> np.ndarray:
-    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
-    animated) from its F-curves ``fcurves`` (data path -> F-curves), current values elsewhere; ``prefix`` is
-    the owner's data path prefix (``""`` or ``'pose.bones["name"].'``); ``block``: the frames wanted."""
+def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
+    """``matrix_basis`` of an object or pose bone ``owner`` of ``id_block`` ((N, 4, 4), or (1, 4, 4) when
+    nothing of it is animated) from the object's F-curves, current values elsewhere; ``prefix`` is the owner's
+    data path prefix (``""`` or ``'pose.bones["name"].'``); ``block``: the frames wanted."""
+    fcurves = sampler.live_fcurves(id_block)
     mode = owner.rotation_mode
     rot_path, _size = rotation_property(mode)
     live = [fc for prop in ("location", rot_path, "scale") for fc in fcurves.get(prefix + prop, ())]
@@ -374,14 +384,6 @@ def _channels(
     return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
 
 
-def _live_fcurves(obj: Any) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {}
-    for fc in action_fcurves(obj) or []:
-        if _live(fc):
-            out.setdefault(fc.data_path, []).append(fc)
-    return out
-
-
 class _Composer:
     """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
     when that is exact), over the frames ``block`` of the sampler's. Each object's and bone's matrices are
@@ -390,19 +392,13 @@ class _Composer:
     def __init__(self, sampler: _ChannelSampler, block: slice) -> None:
         self.sampler = sampler
         self.block = block
-        self.fcurves: dict[Any, dict[str, list[Any]]] = {}
         self.world: dict[Any, np.ndarray] = {}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
-
-    def _curves(self, obj: Any) -> dict[str, list[Any]]:
-        if obj not in self.fcurves:
-            self.fcurves[obj] = _live_fcurves(obj)
-        return self.fcurves[obj]
 
     def object_world(self, obj: Any) -> np.ndarray:
         """(N or 1, 4, 4) ``matrix_world``."""
         if obj not in self.world:
-            local = _channels(obj, self.sampler, self.block, obj, "", self._curves(obj))
+            local = _channels(self.sampler, self.block, obj, obj, "")
             if obj.parent is not None:
                 parent = self.object_world(obj.parent)
                 if obj.parent_type == "BONE":
@@ -427,7 +423,7 @@ class _Composer:
             bone = obj.data.bones[name]
             pb = obj.pose.bones[name]
             prefix = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
-            basis = _channels(obj, self.sampler, self.block, pb, prefix, self._curves(obj))
+            basis = _channels(self.sampler, self.block, obj, pb, prefix)
             if bone.use_connect:
                 basis[:, :3, 3] = 0.0  # a connected bone's location channel is ignored
             rest = np.array(bone.matrix_local, dtype=np.float64)
@@ -445,7 +441,7 @@ COMPOSE_BLOCK = 8192
 
 
 def _sample_fcurves(
-    context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
 ) -> None:
     sampler = _ChannelSampler(frames)
     try:
