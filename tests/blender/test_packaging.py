@@ -13,7 +13,7 @@ bpy = pytest.importorskip("bpy")
 
 # Development material the manifest's paths_exclude_pattern must keep out of the zip.
 DEV_DIRECTORIES = {"tests", "benchmarks", "scripts", "docs", "demo", "build", "dist", "__pycache__"}
-DEV_FILES = {"pyproject.toml", ".gitignore"}
+DEV_FILES = {"pyproject.toml", ".gitignore", "DEVELOPERS.md"}
 DEV_SUFFIXES = {".pyc", ".blend", ".blend1", ".png", ".zip"}
 MAX_ZIP_BYTES = 1_000_000  # the add-on is a few hundred kB of Python; more means something leaked in
 
