@@ -118,9 +118,13 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
         raise ChainError(say(msg.OFF_PLANE, label=label, plane=armature.soft_ik_2d.plane, where=where,
                              offset=abs(offsets[worst]), upper=names[0], fraction=abs(offsets[worst]) / scale))
 
+    local_axes = np.array([r[:3, :3].T @ normal for r in rests])
+    local_axes[np.abs(local_axes) < AXIS_ROUNDING] = 0.0
+    local_axes /= np.linalg.norm(local_axes, axis=1, keepdims=True)
+
     upper_rest = rests[0]
     rot_up = upper_rest[:3, :3]
-    n_local = rot_up.T @ normal
+    n_local = local_axes[0]  # the axis the pose rotation turns about, so rest angles and poses agree
     x_local = np.array([0.0, 1.0, 0.0])
     y_local = np.cross(n_local, x_local)
     local_points = (points - points[0]) @ rot_up  # rest-local coordinates of the upper bone
@@ -130,9 +134,6 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     absolute = np.arctan2(d2[:, 1], d2[:, 0])
     rest_angles = np.concatenate([absolute[:1], np.diff(absolute)])
     rest_angles = (rest_angles + np.pi) % (2 * np.pi) - np.pi
-    local_axes = np.array([r[:3, :3].T @ normal for r in rests])
-    local_axes[np.abs(local_axes) < AXIS_ROUNDING] = 0.0
-    local_axes /= np.linalg.norm(local_axes, axis=1, keepdims=True)
 
     parent = upper.parent
     parent_to_upper = np.linalg.inv(_matrix(parent.matrix_local)) @ upper_rest if parent else upper_rest
