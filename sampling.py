@@ -373,14 +373,17 @@ def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any,
     fcurves = sampler.live_fcurves(id_block)
     mode = owner.rotation_mode
     rot_path, _size = rotation_property(mode)
-    live = [fc for prop in ("location", rot_path, "scale") for fc in fcurves.get(prefix + prop, ())]
-    rows = len(range(*block.indices(sampler.frames.size))) if live else 1
-    channels = {prop: np.tile(np.array(getattr(owner, prop), dtype=np.float64), (rows, 1))
-                for prop in ("location", rot_path, "scale")}
-    for fc in live:
-        values = channels[fc.data_path[len(prefix):]]
-        if fc.array_index < values.shape[1]:
-            values[:, fc.array_index] = sampler.values(id_block.animation_data, fc)[block]
+    n = len(range(*block.indices(sampler.frames.size)))
+    channels = {}
+    for prop in ("location", rot_path, "scale"):
+        # A channel without F-curves stays one row: compose_matrices broadcasts it (no per-frame rotation math
+        # for a constant rotation).
+        live = fcurves.get(prefix + prop, ())
+        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live else 1, 1))
+        for fc in live:
+            if fc.array_index < values.shape[1]:
+                values[:, fc.array_index] = sampler.values(id_block.animation_data, fc)[block]
+        channels[prop] = values
     return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
 
 

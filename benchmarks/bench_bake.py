@@ -95,11 +95,11 @@ def bake_ours(rigs, s, frames: int) -> tuple[float, float]:  # type: ignore[no-u
 
 
 def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
-    """Forget the previous run's keys so every run is a first bake."""
-    s.armature.animation_data_clear()
-    for chain in s.armature.soft_ik_2d.chains:
-        chain["baked_channels"] = ""
-        chain.bake_end = chain.bake_start - 1
+    """Remove the previous run's keys so every run is a first bake (the rig's own body keys stay)."""
+    package("bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
+    left = {fc.data_path for fc in package("anim_keys").iter_fcurves(s.armature)}
+    if any(name in path for path in left for name in ('"upper"', '"lower"')):
+        raise RuntimeError(f"clear_bake left baked curves: {sorted(left)}")
 
 
 def check_frames(frames: int) -> list[int]:
