@@ -196,6 +196,46 @@ def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Sc
     assert arm.mode == "POSE"
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_bone_hierarchies_compose_like_blender(scene: bpy.types.Scene, seed: int) -> None:
+    """Five bones with random rest rolls and directions, mixed connections, every rotation mode, animated
+    location/rotation/scale (negative too), and an Empty hanging from the last one: F-curves == Blender."""
+    rng = np.random.default_rng(seed)
+    arm = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    parent, head = None, np.zeros(3)
+    names = []
+    for i in range(5):
+        bone = arm.data.edit_bones.new(f"b{i}")
+        connected = parent is not None and bool(rng.integers(2))
+        bone.head = head if connected or parent is None else head + rng.normal(0.0, 0.3, 3)
+        bone.tail = np.array(bone.head) + rng.normal(0.0, 1.0, 3)
+        bone.roll = float(rng.uniform(-3.0, 3.0))
+        bone.parent, bone.use_connect = parent, connected
+        parent, head = bone, np.array(bone.tail)
+        names.append(bone.name)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for i, name in enumerate(names):
+        pb = arm.pose.bones[name]
+        pb.rotation_mode = ROTATION_MODES[(i + seed) % len(ROTATION_MODES)]
+        prop = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(
+            pb.rotation_mode, "rotation_euler")
+        for frame in (1, 15, 31):
+            key(pb, "location", frame, tuple(rng.normal(0.0, 0.2, 3)))
+            key(pb, prop, frame, tuple(rng.normal(0.0, 0.8, len(getattr(pb, prop)))))
+            key(pb, "scale", frame, tuple(rng.choice([-1.0, 1.0], 3) * rng.uniform(0.5, 1.5, 3)))
+    key(arm, "rotation_euler", 1, (0.0, 0.0, 0.0))
+    key(arm, "rotation_euler", 40, tuple(rng.normal(0.0, 1.0, 3)))
+    hanger = empty("hanger")
+    hanger.parent, hanger.parent_type, hanger.parent_bone = arm, "BONE", names[-1]
+    hanger.location = tuple(rng.normal(0.0, 0.5, 3))
+    assert sampling.fcurve_only_reason(hanger) is None
+    requests = [(hanger, None)] + [(arm, name) for name in names]
+    check_sampling(scene, requests, ("FCURVES",))
+
+
 def test_frames_composed_in_blocks(scene: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sampling, "COMPOSE_BLOCK", 5)  # 44 frames: 8 full blocks and a partial one
     arm = build_armature()
