@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import bpy
 import numpy as np
@@ -70,8 +71,9 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
     return rigs
 
 
-def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSamples]:
-    """World matrices of everything the chains depend on, sampled in one pass over the frames."""
+def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, str | None]], list[tuple[Any, ...]]]:
+    """Everything the chains depend on, each once, and per chain the indices of its armature, target, parent
+    bone and pole (None when absent) in that list."""
     requests: list[tuple[bpy.types.Object, str | None]] = []
     index: dict[tuple[str, str | None], int] = {}
 
@@ -82,16 +84,25 @@ def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: 
             requests.append((obj, bone))
         return index[key]
 
-    plan = []
-    for rig in rigs:
-        plan.append((want(rig.armature), want(rig.chain.target),
-                     want(rig.armature, rig.parent_name) if rig.parent_name else None,
-                     want(rig.chain.pole) if rig.chain.pole is not None else None))
+    plan = [(want(rig.armature), want(rig.chain.target),
+             want(rig.armature, rig.parent_name) if rig.parent_name else None,
+             want(rig.chain.pole) if rig.chain.pole is not None else None) for rig in rigs]
+    return requests, plan
+
+
+def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSamples]:
+    """World matrices of everything the chains depend on, sampled in one pass over the frames."""
+    requests, plan = _requests(rigs)
     matrices = sampling.sample_world_matrices(context, requests, frames)
     return [ChainSamples(armature=matrices[a], target=matrices[t],
                          parent=None if p is None else matrices[p], pole=None if q is None else matrices[q],
                          upper_location=upper_location(rig, frames))
             for rig, (a, t, p, q) in zip(rigs, plan, strict=True)]
+
+
+def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict[str, str]:
+    """Inputs of the chains a bake samples by stepping a scene (name -> why), see :mod:`sampling`."""
+    return sampling.stepped_objects(context, _requests(rigs)[0])
 
 
 def upper_location(rig: ChainRig, frames: np.ndarray) -> np.ndarray | None:

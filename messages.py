@@ -46,6 +46,9 @@ NEVER_FINITE = "{label}: the target position is not finite on any frame"
 BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
 SKIPPED_FRAMES = "; skipped non-finite target frames {frames}"
 MORE_FRAMES = " and {count} more"
+STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evaluation (constraints, drivers, NLA or "
+                  "physics need it); inputs animated by keys and parenting alone are read from their F-curves, "
+                  "much faster")
 
 # operators
 POLL_NOT_ARMATURE = "The active object must be an armature"

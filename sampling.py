@@ -10,6 +10,7 @@ Public API:
   as they are.
 - :func:`fcurve_only_reason` ``(obj, bones=()) -> str | None``: why an object (and the listed bones) cannot take
   the F-curve path, or ``None`` when it can.
+- :func:`stepped_objects` ``(context, requests) -> {name: reason}``: what ``AUTO`` would step a scene for.
 
 Three strategies, chosen per request (``method="AUTO"``):
 
@@ -260,24 +261,8 @@ def sample_world_matrices(
     if not parsed or frames_arr.size == 0:
         return out
 
-    bones_of: dict[Any, set[str]] = {}
-    for obj, bone, _kind in parsed:
-        bones_of.setdefault(obj, set())
-        if bone:
-            bones_of[obj].add(bone)
-    fast: set[Any] = set()
-    if method in ("AUTO", "FCURVES"):
-        remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
-        for obj, bones in bones_of.items():
-            reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
-            if reason is None:
-                fast.add(obj)
-            elif method == "FCURVES":
-                raise ValueError(f'"{obj.name}" cannot be sampled from F-curves: {reason}')
-
-    # Simulations (rigid bodies) are evaluated by the user's scene only: step that one for them.
-    user = {obj for obj in bones_of if method == "USER" or (method == "AUTO" and _simulated(obj))}
-    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast and obj not in user]
+    fast, user, _reasons = _choose(context, parsed, method)
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
     user_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in user]
     slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast and obj not in user]
     if fast_idx:
@@ -287,6 +272,42 @@ def sample_world_matrices(
     if user_idx:
         _sample_user_scene(context, [parsed[i] for i in user_idx], frames_arr, out, user_idx)
     return out
+
+
+def _choose(
+    context: Any, parsed: list[tuple[Any, str | None, str]], method: str
+) -> tuple[set[Any], set[Any], dict[Any, str]]:
+    """(objects composed from F-curves, objects stepped in the user's scene, why each other one is stepped)."""
+    bones_of: dict[Any, set[str]] = {}
+    for obj, bone, _kind in parsed:
+        bones_of.setdefault(obj, set())
+        if bone:
+            bones_of[obj].add(bone)
+    fast: set[Any] = set()
+    reasons: dict[Any, str] = {}
+    remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
+    for obj, bones in bones_of.items():
+        if method not in ("AUTO", "FCURVES"):
+            reasons[obj] = f"method {method}"
+            continue
+        reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
+        if reason is None:
+            fast.add(obj)
+        elif method == "FCURVES":
+            raise ValueError(f'"{obj.name}" cannot be sampled from F-curves: {reason}')
+        else:
+            reasons[obj] = reason
+    # Simulations (rigid bodies) are evaluated by the user's scene only: step that one for them.
+    user = {obj for obj in bones_of if method == "USER" or (method == "AUTO" and _simulated(obj))}
+    fast -= user
+    return fast, user, reasons
+
+
+def stepped_objects(context: Any, requests: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """Objects :func:`sample_world_matrices` (``AUTO``) would step a scene for, by name, with the reason they are
+    not composed from F-curves; empty when everything is read from F-curves."""
+    _fast, _user, reasons = _choose(context, _parse_requests(requests), "AUTO")
+    return {obj.name: reason for obj, reason in reasons.items()}
 
 
 def _simulated(obj: Any) -> bool:

@@ -273,6 +273,10 @@ ZH: dict[str, str] = {
         '{armature}/{chain}：{frames} 帧，最大误差 {max:.6g}，平均 {mean:.6g}，受限 {limited} 帧',
     '; skipped non-finite target frames {frames}':
         '；跳过了目标非有限值的帧 {frames}',
+    "{objects}: sampled frame by frame through Blender's own evaluation (constraints, drivers, NLA or physics "
+    "need it); inputs animated by keys and parenting alone are read from their F-curves, much faster":
+        "{objects}：通过 Blender 自身的求值逐帧采样（约束、驱动器、NLA 或物理模拟需要）；"
+        "仅由关键帧和父级关系驱动的输入直接从 F 曲线读取，快得多",
     ' and {count} more':
         ' 等另外 {count} 帧',
     'The active object must be an armature':

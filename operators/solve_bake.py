@@ -108,6 +108,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if rigs is None:
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
+        stepped = bake.stepped_inputs(context, rigs)
         with ProgressReport(context.window_manager) as progress:
             progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
             try:
@@ -126,6 +127,9 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.leave_substeps()
         for report in reports:
             self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
+        if stepped:
+            # Why a bake is slower than usual, so a TD can see what to simplify.
+            self.report({"INFO"}, say(msg.STEPPED_INPUTS, objects=", ".join(f"'{name}'" for name in stepped)))
         return {"FINISHED"}
 
 

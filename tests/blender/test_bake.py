@@ -314,3 +314,24 @@ def test_solve_with_insert_keys_keys_only_the_current_frame(empty_file: bpy.type
         assert rigs.key_frames(rigs.fcurve(rig.armature, rigs.bone_path(bone, prop)))[:, 0].tolist() == [9]
     ev = rigs.evaluate(rig, target, [9])
     assert np.linalg.norm(ev.tip_world - ev.target_world) < 1e-4 * rig.length
+
+
+def test_bake_says_which_inputs_need_blenders_evaluation(empty_file: bpy.types.Scene,
+                                                         capfd: pytest.CaptureFixture[str]) -> None:
+    rig = moving_rig()  # animated parent bone and armature: composed from F-curves
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.2, lambda f: 0.2 * f)
+    rigs.add_chain(rig, target)
+    capfd.readouterr()
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    assert "frame by frame" not in capfd.readouterr().out
+
+    # A driver on the target's transform is only evaluated by Blender: the bake still matches Blender, and says
+    # which object made it step the scene.
+    # (It turns the target, which leaves its position, the only thing the chain reaches for, as it was.)
+    target.driver_add("rotation_euler", 2).driver.expression = "0.1 * frame"
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    lines = [ln for ln in capfd.readouterr().out.splitlines() if "frame by frame" in ln]
+    assert len(lines) == 1 and lines[0].startswith("Info:") and f"'{target.name}'" in lines[0], lines
+    ev = rigs.evaluate(rig, target, FRAMES)
+    world_length = rig.length * rig.world_scale
+    assert np.linalg.norm(ev.tip_world - ev.target_world, axis=1).max() < 1e-4 * world_length

@@ -177,6 +177,8 @@ def test_parented_and_constrained_targets(scene: bpy.types.Scene) -> None:
     # temporary scene and must still be evaluated.
     check_sampling(scene, [(child, None), (follower, None)], ("AUTO", "SCENE"))
     check_sampling(scene, [(child, None)], ("FCURVES",))
+    assert sampling.stepped_objects(bpy.context, [(child, None), (follower, None), (driver, None)]) == {
+        "follower": "has constraints"}
     with pytest.raises(ValueError, match="has constraints"):
         sampling.sample_world_matrices(bpy.context, [(follower, None)], FRAMES, method="FCURVES")
     # A parent that is itself constrained sends the child to the scene path.
