@@ -308,8 +308,6 @@ def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph |
 
 @persistent
 def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
-    if sampling.stepping:
-        return
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=True)
 
 
@@ -343,8 +341,11 @@ def register() -> None:
     _remove_ours()
     for list_name, func in _HANDLERS:
         getattr(bpy.app.handlers, list_name).append(func)
+    # Frames a bake steps for sampling are not the user's: the preview stays out of them.
+    sampling.quiet_handlers[:] = [(n, f) for n, f in _HANDLERS if n in ("depsgraph_update_post", "frame_change_post")]
 
 
 def unregister() -> None:
     _remove_ours()
+    sampling.quiet_handlers.clear()
     clear_cache()

@@ -54,9 +54,10 @@ from .solver.rotations import rotation_property
 from .solver.spaces import compose_matrices
 
 KINDS = ("WORLD", "ARMATURE")
-# True while a scene is being stepped for sampling: frame handlers (the live preview's) return at once, since
-# each stepped frame fires them and reading bpy.context there costs more than the frame itself.
-stepping = False
+# Handlers (list name, function) that must not run for the frames sampling steps: the live preview's, which
+# live_preview.register() lists here. They are taken out of bpy.app.handlers while stepping, since calling them
+# on every stepped frame costs about as much as Blender's own evaluation of a small scene.
+quiet_handlers: list[tuple[str, Any]] = []
 METHODS = ("AUTO", "FCURVES", "SCENE", "USER")
 _TRANSFORM_PATHS = {
     "location": 3,
@@ -495,13 +496,15 @@ def _step_and_read(
     idx: list[int],
 ) -> None:
     """Call ``step(frame, subframe)`` for each frame and read the requests from ``depsgraph``."""
-    global stepping
     objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
-    stepping = True
+    removed = [(name, func) for name, func in quiet_handlers if func in getattr(bpy.app.handlers, name)]
+    for name, func in removed:
+        getattr(bpy.app.handlers, name).remove(func)
     try:
         _step_frames(step, depsgraph, requests, frames, out, idx, objects)
     finally:
-        stepping = False
+        for name, func in removed:
+            getattr(bpy.app.handlers, name).append(func)
 
 
 def _step_frames(
@@ -513,13 +516,14 @@ def _step_frames(
     idx: list[int],
     objects: list[Any],
 ) -> None:
+    # Evaluated copies are updated in place by each frame change: look them up once.
+    evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
     for f_i, frame in enumerate(frames.tolist()):
         if not math.isfinite(frame):
             out[idx, f_i] = np.nan
             continue
         whole = math.floor(frame)
         step(whole, frame - whole)
-        evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
         for (obj, bone, kind), i in zip(requests, idx, strict=True):
             ev = evaluated[obj]
             if bone is None:

@@ -550,3 +550,26 @@ def test_rigid_body_is_sampled_from_the_users_simulation(scene: bpy.types.Scene)
     np.testing.assert_allclose(got, truth, atol=1e-5)
     assert scene.frame_current == 1
     assert data_counts() == counts
+
+
+def test_live_preview_handlers_sit_out_the_stepped_frames(scene: bpy.types.Scene) -> None:
+    _driver, _child, follower = build_dependent_targets()
+    live_preview = harness.package("live_preview")
+    ours = {live_preview.on_frame_change, live_preview.on_depsgraph_update}
+    before = {name: list(getattr(bpy.app.handlers, name)) for name in ("frame_change_post", "depsgraph_update_post")}
+    assert ours <= set(before["frame_change_post"]) | set(before["depsgraph_update_post"])
+    seen: list[bool] = []
+
+    def probe(_scene: bpy.types.Scene, _depsgraph: object = None) -> None:
+        seen.append(bool(ours & set(bpy.app.handlers.frame_change_post) | ours
+                         & set(bpy.app.handlers.depsgraph_update_post)))
+
+    bpy.app.handlers.frame_change_post.append(probe)
+    try:
+        sampling.sample_world_matrices(bpy.context, [(follower, None)], FRAMES, method="SCENE")
+    finally:
+        bpy.app.handlers.frame_change_post.remove(probe)
+    # Every stepped frame ran without them; the user's scene, re-evaluated at the end, has them back.
+    assert seen[:FRAMES.size] == [False] * FRAMES.size and seen[-1] is True
+    for name, handlers in before.items():
+        assert set(getattr(bpy.app.handlers, name)) == set(handlers)
