@@ -57,9 +57,10 @@ def bone_path(bone: str, prop: str) -> str:
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
-    """Read and check every chain; raises :class:`ChainError` before anything is changed."""
+    """Read and check every chain; raises :class:`ChainError` before anything is changed. Chains of the
+    armature that are not in ``chains`` matter only when they share a bone with one that is."""
     check_editable(armature)
-    check_shared_bones(armature)
+    check_shared_bones(armature, chains)
     rigs = []
     for chain in chains:
         rig = read_chain(armature, chain)

@@ -38,9 +38,22 @@ SPACE_OBJECT_PARENT = "parented to '{owner}'"
 SPACE_MISMATCH = "target '{target}' is {actual}, but the chain declares {space} space ({declared})"
 SHARED_BONE = ("Chains '{first}' and '{second}' of '{armature}' both use bone '{bone}'; each bone may belong to one "
                "chain only")
+TOO_SHORT = ("{label}: bone '{bone}' is too short for this chain: {length:.3g} against a chain length of {total:.6g} "
+             "(ratio {ratio:.2g}, below the {least:.0e} a solve needs); lengthen it or move the next bone's head away")
+DEPENDENCY_CYCLE = ("{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: "
+                    "it would move with the pose solved for it. Parent or constrain '{name}' to something the chain "
+                    "does not move (the bone above the chain, the armature object or the world)")
+ROLE_TARGET = "target"
+ROLE_POLE = "pole"
+CYCLE_NODE_BONE = "bone '{bone}' of '{owner}'"
+CYCLE_VIA_PARENT = "parent"
+CYCLE_VIA_CONSTRAINT = "constraint '{constraint}' targets"
+CYCLE_VIA_DRIVER = "driver of {path} reads"
+CYCLE_VIA_ARMATURE = "armature"
+CYCLE_VIA_DEFORM = "vertices of '{owner}' deformed by"
 
 # bake.py / chain_solve.py
-FIX_SPACE_FIRST = "{label}: {problem}. Fix the parenting (Fix Target Space) or the declared space before baking"
+FIX_SPACE_FIRST = "{label}: {problem}. Fix the parenting (Fix Target Space) or change the declared space"
 END_BEFORE_START = "End frame {end} is before start frame {start}"
 NEVER_FINITE = "{label}: the target position is not finite on any frame"
 BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
@@ -60,10 +73,16 @@ POLL_NO_ACTIVE_BONE = "Make the lower bone of the chain (forearm, shin) the acti
 POLL_NO_PARENT = "The active bone has no parent: make the lower bone (forearm, shin) active"
 POLL_NO_TARGET = "The active chain has no target"
 CHAIN_TOO_LONG = "Bone '{bone}' has only {count} bones above it and including it; lower the chain length"
+BONE_HAS_CHAIN = ("Bone '{bone}' already belongs to chain '{chain}' of '{armature}' ({bones}); select that chain in "
+                  "the list to edit it, or remove it before adding a new one")
 TOO_MANY_TARGETS = "Select at most one target object besides the armature (selected: {names})"
 ADDED_CHAIN = "Added chain '{chain}' ({bones}) reaching for '{target}'"
 REMOVED_CHAIN = "Removed chain '{chain}'"
 NO_CHAINS_SELECTED = "No selected armature has Soft IK chains (add one with Add Soft IK Chain)"
+NO_ACTIVE_CHAIN = ("Armature '{armature}' has no active Soft IK chain: pick one in the list, or turn off Only "
+                   "Active Chain")
+BATCH_NOT_BAKED = "{count} of {total} chain(s) not baked (their keys are unchanged):\n{reasons}"
+BATCH_NOT_SOLVED = "{count} of {total} chain(s) not solved (their pose is unchanged):\n{reasons}"
 SOLVED = "Solved {count} chain(s) at frame {frame}; largest error {error:.6g}"
 BAKING = "Soft IK: baking frames {start}-{end}"
 NOTHING_TO_CLEAR = "Nothing to clear: no chain of the selected armatures has a bake"
@@ -71,7 +90,7 @@ CLEARED = "Removed baked keys from {count} curve(s)"
 SPACE_ALREADY_OK = "Target '{target}' already matches {space} space"
 SPACE_NO_OBJECT = "Chain '{chain}': Target Space is OBJECT but no Space Object is set"
 SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
-REPARENTED = "Re-parented '{target}' to {space} space; converted {count} keyed frame(s)"
+REPARENTED = "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)"
 
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))

@@ -6,6 +6,7 @@ fault, before anything in the file is changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import bpy
@@ -20,6 +21,8 @@ PLANE_TOLERANCE = 1e-4
 # Components of a bone's rotation axis below this are float32 rounding of its rest matrix, not a tilt (a tilt
 # the plane check lets through is up to PLANE_TOLERANCE): they are set to 0, or each would key a channel of noise.
 AXIS_ROUNDING = 1e-6
+# A segment shorter than this fraction of the chain is float32 rounding of coinciding rest positions.
+ZERO_ROUNDING = 1e-6
 
 
 class ChainError(Exception):
@@ -106,9 +109,13 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     seg_len = np.linalg.norm(seg, axis=1)
     scale = float(seg_len.sum())
     for name, length in zip(names, seg_len, strict=True):
-        # Rest positions are float32: anything below the plane tolerance is a zero-length segment.
-        if length <= PLANE_TOLERANCE * max(scale, 1e-9):
+        # Rest positions are float32: below ZERO_ROUNDING of the chain the ends coincide up to rounding; below
+        # the plane tolerance the segment exists but is too short for the plane check and the solve to hold.
+        if length <= ZERO_ROUNDING * max(scale, 1e-9):
             raise ChainError(say(msg.ZERO_LENGTH, label=label, bone=name))
+        if length <= PLANE_TOLERANCE * scale:
+            raise ChainError(say(msg.TOO_SHORT, label=label, bone=name, length=length, total=scale,
+                                 ratio=length / scale, least=PLANE_TOLERANCE))
 
     offsets = (points - points[0]) @ normal
     worst = int(np.argmax(np.abs(offsets)))
@@ -174,6 +181,7 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> 
                                  owner=chain.space_object.name))
     if chain.target_space == "CHARACTER" and chain.space_bone and chain.space_bone not in armature.data.bones:
         raise ChainError(say(msg.SPACE_BONE_MISSING, label=label, bone=chain.space_bone, owner=armature.name))
+    check_no_cycle(armature, chain)
 
 
 def declared_parent(armature: bpy.types.Object,
@@ -207,16 +215,143 @@ def space_mismatch(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
                space=chain.target_space, declared=describe(want_obj, want_bone))
 
 
-def check_shared_bones(armature: bpy.types.Object) -> None:
-    """Two chains writing the same bone would overwrite each other's keys."""
-    owner: dict[str, str] = {}
+def check_shared_bones(armature: bpy.types.Object,
+                       chains: Sequence[bpy.types.PropertyGroup] | None = None) -> None:
+    """Two chains writing the same bone would overwrite each other's keys. With ``chains`` (a sequence of the
+    armature's chains) only a conflict involving one of them raises, so the other chains can still be used."""
+    wanted = None if chains is None else {c.as_pointer() for c in chains}
+    owner: dict[str, bpy.types.PropertyGroup] = {}
     for chain in armature.soft_ik_2d.chains:
         try:
             names = chain_bone_names(armature, chain)
         except ChainError:
             continue  # reported on its own when that chain is read
         for name in names:
-            if name in owner and owner[name] != chain.name:
-                raise ChainError(say(msg.SHARED_BONE, first=owner[name], second=chain.name,
+            first = owner.setdefault(name, chain)
+            # Compared as chains, not names: two chains may carry the same name.
+            if first.as_pointer() != chain.as_pointer() and (
+                    wanted is None or first.as_pointer() in wanted or chain.as_pointer() in wanted):
+                raise ChainError(say(msg.SHARED_BONE, first=first.name, second=chain.name,
                                      armature=armature.name, bone=name))
-            owner[name] = chain.name
+
+
+def moved_bones(armature: bpy.types.Object, names: tuple[str, ...]) -> set[str]:
+    """The chain's bones and every bone below them: all of them move with the pose a solve writes."""
+    chain = set(names)
+    return {b.name for b in armature.data.bones
+            if b.name in chain or any(p.name in chain for p in b.parent_recursive)}
+
+
+def _acting(constraint: bpy.types.Constraint) -> bool:
+    return not constraint.mute and constraint.influence > 0.0
+
+
+def _constraint_inputs(constraint: bpy.types.Constraint) -> list[tuple[bpy.types.Object, str]]:
+    slots = list(getattr(constraint, "targets", ())) or [constraint]  # the Armature constraint has a list
+    out = []
+    for slot in slots:
+        target = getattr(slot, "target", None)
+        if isinstance(target, bpy.types.Object):
+            sub = getattr(slot, "subtarget", "")
+            out.append((target, sub if target.type == "ARMATURE" and isinstance(sub, str) else ""))
+    return out
+
+
+def _driver_inputs(owner: bpy.types.Object, prefix: str) -> list[tuple[str, bpy.types.Object, str]]:
+    """(driven path, object, bone) read by the drivers of ``owner`` whose path starts with ``prefix``."""
+    anim = owner.animation_data
+    out: list[tuple[str, bpy.types.Object, str]] = []
+    for fcurve in anim.drivers if anim is not None else ():
+        if fcurve.mute or not fcurve.data_path.startswith(prefix):
+            continue
+        for variable in fcurve.driver.variables:
+            for target in variable.targets:
+                obj = target.id
+                if not isinstance(obj, bpy.types.Object):
+                    continue
+                bone = target.bone_target if variable.type != "SINGLE_PROP" else ""
+                path = target.data_path if variable.type == "SINGLE_PROP" else ""
+                if path.startswith('pose.bones["'):
+                    bone = path[len('pose.bones["'):].split('"]', 1)[0]
+                out.append((fcurve.data_path, obj, bone if obj.type == "ARMATURE" else ""))
+    return out
+
+
+def _node(obj: bpy.types.Object, bone: str) -> str:
+    return say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name) if bone else f"'{obj.name}'"
+
+
+def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
+    """What the world transform of ``obj`` (or of its pose bone ``bone``) is computed from: (object, bone,
+    how it is linked) for parents, constraint targets, driver inputs and deforming bones of a vertex parent."""
+    out: list[tuple[bpy.types.Object, str, str]] = []
+    if bone:
+        pb = obj.pose.bones.get(bone)
+        if pb is None:
+            return out
+        if pb.parent is not None:
+            out.append((obj, pb.parent.name, say(msg.CYCLE_VIA_PARENT)))
+        for con in pb.constraints:
+            if _acting(con):
+                out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in
+                        _constraint_inputs(con)]
+        prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"]'
+        out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, prefix)]
+        out.append((obj, "", say(msg.CYCLE_VIA_ARMATURE)))
+        return out
+    parent = obj.parent
+    if parent is not None:
+        if obj.parent_type == "BONE" and obj.parent_bone:
+            out.append((parent, obj.parent_bone, say(msg.CYCLE_VIA_PARENT)))
+        elif obj.parent_type in {"VERTEX", "VERTEX_3"} and parent.type == "MESH":
+            # A vertex parent follows the vertices, which the mesh's armature modifiers move with their bones.
+            groups = {g.name for g in parent.vertex_groups}
+            for mod in parent.modifiers:
+                if mod.type == "ARMATURE" and mod.show_viewport and mod.object is not None:
+                    out += [(mod.object, name, say(msg.CYCLE_VIA_DEFORM, owner=parent.name))
+                            for name in sorted(groups) if name in mod.object.data.bones]
+            out.append((parent, "", say(msg.CYCLE_VIA_PARENT)))
+        else:
+            out.append((parent, "", say(msg.CYCLE_VIA_PARENT)))
+    for con in obj.constraints:
+        if _acting(con):
+            out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in _constraint_inputs(con)]
+    transforms = ("location", "rotation", "scale", "delta_", "matrix")
+    out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, "")
+            if path.startswith(transforms)]
+    return out
+
+
+def dependency_on_chain(armature: bpy.types.Object, moved: set[str],
+                        start: bpy.types.Object) -> tuple[str, str] | None:
+    """(bone, path) when ``start``'s world transform depends on one of the ``moved`` bones of ``armature``:
+    the first such dependency found, the path written as the links from ``start`` to the bone."""
+    stack: list[tuple[bpy.types.Object, str, list[str]]] = [(start, "", [_node(start, "")])]
+    seen: set[tuple[int, str]] = set()
+    while stack:
+        obj, bone, path = stack.pop()
+        if (obj.as_pointer(), bone) in seen:
+            continue
+        seen.add((obj.as_pointer(), bone))
+        if obj == armature and bone in moved:
+            return bone, " → ".join(path)
+        if obj == armature and not bone:
+            continue  # the armature object itself does not move with its pose
+        for source, sub, how in _inputs(obj, bone):
+            stack.append((source, sub, [*path, f"{how} {_node(source, sub)}"]))
+    return None
+
+
+def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
+    """A target or pole that hangs (through parents, constraints, drivers) from the chain's own bones, or
+    bones below them, would move with the pose solved for it: refuse the dependency cycle by name."""
+    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
+    moved = moved_bones(armature, chain_bone_names(armature, chain))
+    for role, obj in ((msg.ROLE_TARGET, chain.target), (msg.ROLE_POLE, chain.pole)):
+        if obj is None:
+            continue
+        found = dependency_on_chain(armature, moved, obj)
+        if found is not None:
+            bone, path = found
+            raise ChainError(say(msg.DEPENDENCY_CYCLE, label=label, role=say(role), name=obj.name, bone=bone,
+                                 path=path))

@@ -163,8 +163,8 @@ ZH: dict[str, str] = {
     "Go to this frame": "跳到这一帧",
     "Frame to show": "要显示的帧",
     "Fix Target Space": "修正目标空间",
-    "Parent the active chain's target to its declared space, keeping its world motion on every keyed frame":
-        "把活动链的目标绑定到它声明的空间，并在每个关键帧上保持它在世界中的运动",
+    "Parent the active chain's target to its declared space, keeping its world motion on every frame":
+        "把活动链的目标绑定到它声明的空间，并在每一帧上保持它在世界中的运动",
     # Panels and UI lists (panels/)
     "Soft IK 2D": "二维软 IK",
     "Chain": "链",
@@ -263,8 +263,36 @@ ZH: dict[str, str] = {
         "目标 '{target}' {actual}，但链声明的是 {space} 空间（{declared}）",
     "Chains '{first}' and '{second}' of '{armature}' both use bone '{bone}'; each bone may belong to one chain only":
         "'{armature}' 的链 '{first}' 和 '{second}' 都使用了骨骼 '{bone}'；每根骨骼只能属于一条链",
-    '{label}: {problem}. Fix the parenting (Fix Target Space) or the declared space before baking':
-        '{label}：{problem}。烘焙前请修正父级关系（修正目标空间）或声明的空间',
+    '{label}: {problem}. Fix the parenting (Fix Target Space) or change the declared space':
+        '{label}：{problem}。请修正父级关系（修正目标空间）或更改声明的空间',
+    # Batches, dependency cycles, short bones, chains added twice
+    "{label}: bone '{bone}' is too short for this chain: {length:.3g} against a chain length of {total:.6g} "
+    "(ratio {ratio:.2g}, below the {least:.0e} a solve needs); lengthen it or move the next bone's head away":
+        "{label}：骨骼 '{bone}' 对这条链来说太短：{length:.3g}，而链长为 {total:.6g}（比例 {ratio:.2g}，低于求解所需的 "
+        "{least:.0e}）；请加长它，或把下一根骨骼的头部移开",
+    "{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: it would move "
+    "with the pose solved for it. Parent or constrain '{name}' to something the chain does not move (the bone above "
+    "the chain, the armature object or the world)":
+        "{label}：{role} '{name}' 依赖于链自身的骨骼 '{bone}'（{path}），形成依赖循环：它会随着为它求解的姿态一起移动。"
+        "请把 '{name}' 的父级或约束改为链不会移动的东西（链上方的骨骼、骨架物体或世界）",
+    "target": "目标",
+    "pole": "极向目标",
+    "bone '{bone}' of '{owner}'": "'{owner}' 的骨骼 '{bone}'",
+    "parent": "父级",
+    "constraint '{constraint}' targets": "约束 '{constraint}' 的目标为",
+    "driver of {path} reads": "{path} 的驱动器读取",
+    "armature": "骨架",
+    "vertices of '{owner}' deformed by": "'{owner}' 的顶点受其变形：",
+    "Armature '{armature}' has no active Soft IK chain: pick one in the list, or turn off Only Active Chain":
+        "骨架 '{armature}' 没有活动的软 IK 链：请在列表中选择一条，或关闭“仅活动链”",
+    "{count} of {total} chain(s) not baked (their keys are unchanged):\n{reasons}":
+        "{total} 条链中有 {count} 条未烘焙（它们的关键帧保持不变）：\n{reasons}",
+    "{count} of {total} chain(s) not solved (their pose is unchanged):\n{reasons}":
+        "{total} 条链中有 {count} 条未求解（它们的姿态保持不变）：\n{reasons}",
+    "Bone '{bone}' already belongs to chain '{chain}' of '{armature}' ({bones}); select that chain in the list to "
+    "edit it, or remove it before adding a new one":
+        "骨骼 '{bone}' 已属于 '{armature}' 的链 '{chain}'（{bones}）；请在列表中选择那条链进行编辑，"
+        "或先移除它再添加新链",
     'End frame {end} is before start frame {start}':
         '结束帧 {end} 在起始帧 {start} 之前',
     '{label}: the target position is not finite on any frame':
@@ -319,8 +347,8 @@ ZH: dict[str, str] = {
         "链 '{chain}'：目标空间为物体，但未设置空间物体",
     "Chain '{chain}': the target cannot be parented to itself":
         "链 '{chain}'：目标不能以自身为父级",
-    "Re-parented '{target}' to {space} space; converted {count} keyed frame(s)":
-        "已将 '{target}' 重新设为 {space} 空间的子级；转换了 {count} 个关键帧所在帧",
+    "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":
+        "已将 '{target}' 重新设为 {space} 空间的子级，并在 {count} 帧上保持它在世界中的运动",
 }
 
 

@@ -9,7 +9,7 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 from .. import messages as msg
 from ..messages import say
 from ..properties import SPACE_ITEMS
-from ..rig import ChainError, check_shared_bones, read_chain
+from ..rig import ChainError, chain_bone_names, check_shared_bones, read_chain
 from .common import active_chain_poll, armature_poll
 
 
@@ -23,6 +23,37 @@ def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: st
     collection.objects.link(empty)
     empty.location = armature.matrix_world @ pb.tail
     return empty
+
+
+def _unique_name(chains: bpy.types.bpy_prop_collection, name: str) -> str:
+    """``name``, or ``name.001``... as Blender names a duplicate: chains are looked up by name."""
+    taken = {c.name for c in chains}
+    unique, n = name, 0
+    while unique in taken:
+        n += 1
+        unique = f"{name}.{n:03d}"
+    return unique
+
+
+def _chain_owning(armature: bpy.types.Object, lower: bpy.types.PoseBone, length: int) -> str | None:
+    """Why a new chain of ``length`` bones ending at ``lower`` cannot be added: one of its bones already
+    belongs to a chain (a second chain would fight the first over the same keys). None when it is free."""
+    names = [lower.name]
+    for _ in range(length - 1):
+        if lower.parent is None:
+            break
+        lower = lower.parent
+        names.append(lower.name)
+    for chain in armature.soft_ik_2d.chains:
+        try:
+            owned = chain_bone_names(armature, chain)
+        except ChainError:
+            owned = (chain.upper_bone, chain.lower_bone)  # a broken chain still claims the bones it names
+        for name in names:
+            if name in owned:
+                return say(msg.BONE_HAS_CHAIN, bone=name, chain=chain.name, armature=armature.name,
+                           bones=" > ".join(owned))
+    return None
 
 
 class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
@@ -60,13 +91,17 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
                 self.report({"ERROR"}, say(msg.CHAIN_TOO_LONG, bone=lower.name, count=_ + 1))
                 return {"CANCELLED"}
             upper = upper.parent
+        taken = _chain_owning(armature, lower, self.chain_length)
+        if taken is not None:
+            self.report({"ERROR"}, taken)
+            return {"CANCELLED"}
         targets = [o for o in context.selected_objects if o != armature and o.type != "ARMATURE"]
         if len(targets) > 1:
             self.report({"ERROR"}, say(msg.TOO_MANY_TARGETS, names=", ".join(o.name for o in targets)))
             return {"CANCELLED"}
 
         chain = settings.chains.add()
-        chain.name = self.name or lower.name
+        chain.name = _unique_name(settings.chains, self.name or lower.name)
         chain.upper_bone, chain.lower_bone = upper.name, lower.name
         chain.chain_length = self.chain_length
         chain.solver = "ANALYTIC" if self.chain_length == 2 else "FABRIK"

@@ -9,34 +9,25 @@ from bpy_extras.wm_utils.progress_report import ProgressReport
 
 from .. import bake, posing
 from .. import messages as msg
+from ..batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..messages import say
-from ..rig import ChainError, ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
 
-def _chains_of(arm: bpy.types.Object, only_active: bool) -> list[bpy.types.PropertyGroup]:
-    settings = arm.soft_ik_2d
-    if only_active:
-        i = settings.active_chain_index
-        return [settings.chains[i]] if 0 <= i < len(settings.chains) else []
-    return list(settings.chains)
-
-
-def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context,
-                 only_active: bool) -> list[ChainRig] | None:
-    """Check every chain of every selected armature before any change; report and return None on failure."""
-    armatures = chains_with(selected_armatures(context))
-    if not armatures:
-        op.report({"ERROR"}, say(msg.NO_CHAINS_SELECTED))
+def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool,
+                 refused: str) -> Batch | None:
+    """Check every chain of every selected armature (or only the active chain) before any change. Returns the
+    valid chains with the reasons of the others, or None (reported) when no chain can go ahead."""
+    selection = [(arm, chains) for arm, chains in
+                 selection_of(context, chains_with(selected_armatures(context)), only_active) if chains]
+    if not selection:
+        op.report({"ERROR"}, no_chain_message(context, only_active))
         return None
-    rigs: list[ChainRig] = []
-    try:
-        for arm in armatures:
-            rigs += bake.prepare(arm, _chains_of(arm, only_active and arm == context.active_object))
-    except ChainError as err:
-        op.report({"ERROR"}, str(err))
+    batch = prepare_batch(selection)
+    if not batch.rigs:
+        op.report({"ERROR"}, batch.report(refused))
         return None
-    return rigs
+    return batch
 
 
 class POSE_OT_soft_ik_solve(bpy.types.Operator):
@@ -54,21 +45,22 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         return armature_poll(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        rigs = _prepare_all(self, context, only_active=False)
-        if rigs is None:
+        batch = _prepare_all(self, context, False, msg.BATCH_NOT_SOLVED)
+        if batch is None:
             return {"CANCELLED"}
         frame = context.scene.frame_current
-        try:
-            solutions = bake.solve_chains(context, rigs, np.array([float(frame)]))
-        except ValueError as err:
-            self.report({"ERROR"}, str(err))
+        solutions = solve_batch(context, batch, np.array([float(frame)]))
+        if not batch.rigs:
+            self.report({"ERROR"}, batch.report(msg.BATCH_NOT_SOLVED))
             return {"CANCELLED"}
-        for rig, sol in zip(rigs, solutions, strict=True):
+        for rig, sol in zip(batch.rigs, solutions, strict=True):
             if self.insert_keys:
                 bake.write_solution(rig, sol, frame, frame)
             posing.apply_frame(rig, sol, 0)
         worst = max(float(s.error[0]) for s in solutions)
-        self.report({"INFO"}, say(msg.SOLVED, count=len(rigs), frame=frame, error=worst))
+        self.report({"INFO"}, say(msg.SOLVED, count=len(batch.rigs), frame=frame, error=worst))
+        if batch.refused:
+            self.report({"WARNING"}, batch.report(msg.BATCH_NOT_SOLVED))
         return {"FINISHED"}
 
 
@@ -104,18 +96,18 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if end < start:
             self.report({"ERROR"}, say(msg.END_BEFORE_START, end=end, start=start))
             return {"CANCELLED"}
-        rigs = _prepare_all(self, context, self.only_active_chain)
-        if rigs is None:
+        batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED)
+        if batch is None:
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
-        stepped = bake.stepped_inputs(context, rigs)
+        stepped = bake.stepped_inputs(context, batch.rigs)
         with ProgressReport(context.window_manager) as progress:
             progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
-            try:
-                solutions = bake.solve_chains(context, rigs, frames)
-            except ValueError as err:
-                self.report({"ERROR"}, str(err))
+            solutions = solve_batch(context, batch, frames)
+            if not batch.rigs:
+                self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
                 return {"CANCELLED"}
+            rigs = batch.rigs
             progress.step()
             progress.enter_substeps(len(rigs))
             reports = []
@@ -130,6 +122,8 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if stepped:
             # Why a bake is slower than usual, so a TD can see what to simplify.
             self.report({"INFO"}, say(msg.STEPPED_INPUTS, objects=", ".join(f"'{name}'" for name in stepped)))
+        if batch.refused:
+            self.report({"WARNING"}, batch.report(msg.BATCH_NOT_BAKED))
         return {"FINISHED"}
 
 
@@ -149,8 +143,7 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         touched = 0
-        for arm in chains_with(selected_armatures(context)):
-            chains = _chains_of(arm, self.only_active_chain and arm == context.active_object)
+        for arm, chains in selection_of(context, chains_with(selected_armatures(context)), self.only_active_chain):
             touched += bake.clear_bake(arm, chains)
         if touched == 0:
             self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))

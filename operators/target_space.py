@@ -12,7 +12,7 @@ from .common import active_chain_poll
 
 
 class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
-    """Parent the active chain's target to its declared space, keeping its world motion on every keyed frame"""
+    """Parent the active chain's target to its declared space, keeping its world motion on every frame"""
 
     bl_idname = "pose.soft_ik_fix_target_space"
     bl_label = "Fix Target Space"

@@ -138,7 +138,8 @@ def test_mismatch_is_refused_then_fixed_keeping_world_motion(empty_file: bpy.typ
     assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
     want_parent = rig.armature if declared[0] == "CHARACTER" else declared[1]
     assert target.parent == want_parent
-    assert location_key_frames(target) == keyed, "keys were dropped or added"
+    # Keys on every frame of the scene range where the motion needs them (the keyed frames included).
+    assert set(keyed) <= set(location_key_frames(target)), "keyed frames were dropped"
     np.testing.assert_allclose(rigs.world_matrices(target, keyed), before_world, atol=1e-5)
 
     assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}

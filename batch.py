@@ -1,0 +1,90 @@
+"""Solve or bake many chains at once: each chain is checked on its own, so the valid ones go ahead while every
+invalid one is named with its reason (all of them, in one report) and is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from . import bake
+from . import messages as msg
+from .chain_solve import ChainSolution
+from .messages import say
+from .rig import ChainError, ChainRig
+
+
+@dataclass
+class Batch:
+    """The chains that passed every check, and one message per problem found in the others."""
+
+    rigs: list[ChainRig] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    total: int = 0
+
+    def refuse(self, message: str) -> None:
+        # One problem can disqualify several chains (two chains sharing a bone, a linked armature): say it once.
+        if message not in self.refused:
+            self.refused.append(message)
+
+    def report(self, template: str) -> str:
+        """``template`` (:data:`messages.BATCH_NOT_BAKED` or ``BATCH_NOT_SOLVED``) with every reason; the reason
+        alone when the operator acted on one chain."""
+        if self.total == 1 and len(self.refused) == 1:
+            return self.refused[0]
+        return say(template, count=self.total - len(self.rigs), total=self.total, reasons="\n".join(self.refused))
+
+
+def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types.PropertyGroup]]]) -> Batch:
+    """Check every chain of every (armature, chains) pair separately; nothing in the file changes."""
+    batch = Batch()
+    for armature, chains in selection:
+        for chain in chains:
+            batch.total += 1
+            try:
+                batch.rigs += bake.prepare(armature, [chain])
+            except ChainError as err:
+                batch.refuse(str(err))
+    return batch
+
+
+def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray) -> list[ChainSolution]:
+    """Solve the batch's chains in one sampling pass. A chain that cannot be solved (no finite target frame)
+    is moved to the refused ones and the others are solved without it."""
+    try:
+        return bake.solve_chains(context, batch.rigs, frames)
+    except ValueError:
+        pass
+    rigs, solutions = [], []
+    for rig in batch.rigs:
+        try:
+            solutions += bake.solve_chains(context, [rig], frames)
+        except ValueError as err:
+            batch.refuse(str(err))
+            continue
+        rigs.append(rig)
+    batch.rigs = rigs
+    return solutions
+
+
+def selection_of(context: bpy.types.Context, armatures: Sequence[bpy.types.Object],
+                 only_active: bool) -> list[tuple[bpy.types.Object, list[bpy.types.PropertyGroup]]]:
+    """(armature, chains) an operator acts on: every chain of ``armatures``, or with ``only_active`` the
+    active chain of the active armature alone (the other selected armatures are left out)."""
+    if not only_active:
+        return [(arm, list(arm.soft_ik_2d.chains)) for arm in armatures]
+    arm = context.active_object
+    if arm is None or arm.type != "ARMATURE":
+        return []
+    settings = arm.soft_ik_2d
+    i = settings.active_chain_index
+    return [(arm, [settings.chains[i]])] if 0 <= i < len(settings.chains) else []
+
+
+def no_chain_message(context: bpy.types.Context, only_active: bool) -> str:
+    if only_active and context.active_object is not None:
+        return say(msg.NO_ACTIVE_CHAIN, armature=context.active_object.name)
+    return say(msg.NO_CHAINS_SELECTED)
