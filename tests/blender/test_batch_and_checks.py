@@ -466,7 +466,7 @@ def wobbling_door() -> bpy.types.Object:
 def test_fix_target_space_keeps_world_motion_on_every_frame(empty_file: bpy.types.Scene, old_parent: str,
                                                            mode: str, keys: str) -> None:
     scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, 45  # beyond the last keys: the parents keep holding, then
+    scene.frame_start, scene.frame_end = 1, 45  # past every key: the range, not the keys, decides
     rig = rigs.build_arm()
     wobbling_armature(rig)
     target = rigs.new_empty("Target", wobbling_door() if old_parent == "door" else None)
@@ -494,7 +494,7 @@ def test_fix_target_space_keeps_world_motion_on_every_frame(empty_file: bpy.type
     after = rigs.world_matrices(target, frames)
     drift = np.abs(after - before).max()
     assert drift < 1e-5, f"world motion changed by up to {drift}"
-    # Between frames too (half frames), with linear keys the conversion stays close.
+    # The new channels are continuous: no quaternion sign flips, no Euler jumps of 2 pi.
     prop, size = rigs.rotation_prop(mode)
     values = np.array([[rigs.fcurve(target, prop, i).evaluate(f) for i in range(size)] for f in frames])
     if mode == "QUATERNION":
