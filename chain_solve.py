@@ -90,6 +90,16 @@ def _finite_rows(m: np.ndarray | None) -> np.ndarray | bool:
     return (np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1)
 
 
+def _non_finite_inputs(rig: ChainRig, samples: ChainSamples) -> str:
+    """The inputs that are not finite on some frame, by name, for the message of a chain with no usable frame."""
+    chain = rig.chain
+    named = [(samples.target, say(msg.INPUT_TARGET, name=getattr(chain.target, "name", ""))),
+             (samples.pole, say(msg.INPUT_POLE, name=getattr(chain.pole, "name", ""))),
+             (samples.armature, say(msg.INPUT_ARMATURE, name=rig.armature.name)),
+             (samples.parent, say(msg.INPUT_PARENT, name=rig.parent_name or ""))]
+    return ", ".join(text for m, text in named if not np.all(_finite_rows(m)))
+
+
 def _limits(rig: ChainRig) -> solver.JointLimits | None:
     chain = rig.chain
     shoulder = elbow = None
@@ -146,7 +156,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                        & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
     valid = np.broadcast_to(valid, frames.shape).copy()
     if not valid.any():
-        raise ValueError(say(msg.NEVER_FINITE, label=rig.label))
+        raise ValueError(say(msg.NEVER_FINITE, label=rig.label, inputs=_non_finite_inputs(rig, samples)))
 
     n_frames = len(frames)
     arm = _constant(_forward_fill(samples.armature, valid))

@@ -55,7 +55,12 @@ CYCLE_VIA_DEFORM = "vertices of '{owner}' deformed by"
 # bake.py / chain_solve.py
 FIX_SPACE_FIRST = "{label}: {problem}. Fix the parenting (Fix Target Space) or change the declared space"
 END_BEFORE_START = "End frame {end} is before start frame {start}"
-NEVER_FINITE = "{label}: the target position is not finite on any frame"
+NEVER_FINITE = ("{label}: no frame of the range has finite positions for every input (not finite: {inputs}); "
+                "check their keys, drivers and constraints")
+INPUT_TARGET = "target '{name}'"
+INPUT_POLE = "pole '{name}'"
+INPUT_ARMATURE = "armature '{name}'"
+INPUT_PARENT = "parent bone '{name}'"
 BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
 SKIPPED_FRAMES = "; skipped non-finite target frames {frames}"
 MORE_FRAMES = " and {count} more"

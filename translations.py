@@ -295,8 +295,13 @@ ZH: dict[str, str] = {
         "或先移除它再添加新链",
     'End frame {end} is before start frame {start}':
         '结束帧 {end} 在起始帧 {start} 之前',
-    '{label}: the target position is not finite on any frame':
-        '{label}：目标位置在所有帧上都不是有限值',
+    "{label}: no frame of the range has finite positions for every input (not finite: {inputs}); check their "
+    "keys, drivers and constraints":
+        "{label}：范围内没有任何一帧的所有输入位置都是有限值（非有限值：{inputs}）；请检查它们的关键帧、驱动器和约束",
+    "target '{name}'": "目标 '{name}'",
+    "pole '{name}'": "极向目标 '{name}'",
+    "armature '{name}'": "骨架 '{name}'",
+    "parent bone '{name}'": "父骨骼 '{name}'",
     '{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}':
         '{armature}/{chain}：{frames} 帧，最大误差 {max:.6g}，平均 {mean:.6g}，受限 {limited} 帧',
     '; skipped non-finite target frames {frames}':

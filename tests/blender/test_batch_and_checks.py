@@ -409,6 +409,31 @@ def test_two_chains_sharing_a_bone_are_skipped_and_the_others_bake(empty_file: b
     assert report.count("both use bone") == 1, report
 
 
+def test_chain_without_a_finite_frame_is_skipped_and_named(empty_file: bpy.types.Scene,
+                                                          capfd: pytest.CaptureFixture[str]) -> None:
+    """A chain that fails only once sampled (no finite target on any frame) is skipped like the others."""
+    left, right = two_arm_rig("Rig")
+    left_target, right_target = arm_target(left, "TargetL"), arm_target(right, "TargetR", phase=1.0)
+    rigs.add_chain(left, left_target)
+    rigs.add_chain(right, right_target)
+    select_armatures(left.armature)
+    assert bpy.ops.pose.soft_ik_bake(frame_start=START, frame_end=END) == {"FINISHED"}
+    rekey_target(right, right_target, phase=2.5)
+    fc = rigs.fcurve(left_target, "location", 1)
+    co = rigs.key_frames(fc).astype(np.float32)
+    co[:, 1] = np.nan
+    fc.keyframe_points.foreach_set("co", co.ravel())
+    left_before = chain_state(left, 0)
+    capfd.readouterr()
+    assert bpy.ops.pose.soft_ik_bake(frame_start=START, frame_end=END) == {"FINISHED"}
+    report = warnings(capfd.readouterr().out)
+    assert_playback_truth(right, right_target)
+    rigs.assert_same_snapshot(left_before, chain_state(left, 0))
+    assert "1 of 2 chain(s) not baked" in report, report
+    assert "Chain 'Lower' of 'Rig': no frame of the range has finite positions" in report, report
+    assert "not finite: target 'TargetL')" in report, report
+
+
 def test_solve_poses_the_valid_chains_and_names_every_bad_one(empty_file: bpy.types.Scene,
                                                              capfd: pytest.CaptureFixture[str]) -> None:
     scene = five_chains()
