@@ -73,10 +73,10 @@ POLL_NOT_ARMATURE = "The active object must be an armature"
 POLL_POSE_MODE = "Switch to Pose Mode"
 POLL_WRONG_MODE = "Switch to Pose or Object Mode (the armature is in {mode} Mode)"
 POLL_LINKED = "'{name}' is linked from a library and cannot be changed"
-POLL_NO_CHAIN = "The armature has no active Soft IK chain"
+POLL_NO_CHAIN = "Armature '{armature}' has no active Soft IK chain (add one, or pick one in the list)"
 POLL_NO_ACTIVE_BONE = "Make the lower bone of the chain (forearm, shin) the active bone"
-POLL_NO_PARENT = "The active bone has no parent: make the lower bone (forearm, shin) active"
-POLL_NO_TARGET = "The active chain has no target"
+POLL_NO_PARENT = "The active bone '{bone}' has no parent: make the lower bone (forearm, shin) active"
+POLL_NO_TARGET = "Chain '{chain}' has no target: set one in its settings"
 CHAIN_TOO_LONG = "Bone '{bone}' has only {count} bones above it and including it; lower the chain length"
 BONE_HAS_CHAIN = ("Bone '{bone}' already belongs to chain '{chain}' of '{armature}' ({bones}); select that chain in "
                   "the list to edit it, or remove it before adding a new one")
@@ -94,6 +94,8 @@ NOTHING_TO_CLEAR = "Nothing to clear: no chain of the selected armatures has a b
 CLEARED = "Removed baked keys from {count} curve(s)"
 SPACE_ALREADY_OK = "Target '{target}' already matches {space} space"
 SPACE_NO_OBJECT = "Chain '{chain}': Target Space is OBJECT but no Space Object is set"
+SPACE_IN_CHAIN = ("Chain '{chain}': the declared {space} space ({path}) moves with the chain's own bone '{bone}'; "
+                  "declare a space the chain does not move (a bone above the chain, the armature or the world)")
 SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
 REPARENTED = "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)"
 

@@ -322,11 +322,12 @@ def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, st
     return out
 
 
-def dependency_on_chain(armature: bpy.types.Object, moved: set[str],
-                        start: bpy.types.Object) -> tuple[str, str] | None:
-    """(bone, path) when ``start``'s world transform depends on one of the ``moved`` bones of ``armature``:
-    the first such dependency found, the path written as the links from ``start`` to the bone."""
-    stack: list[tuple[bpy.types.Object, str, list[str]]] = [(start, "", [_node(start, "")])]
+def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.types.Object,
+                        start_bone: str = "") -> tuple[str, str] | None:
+    """(bone, path) when the world transform of ``start`` (or of its bone ``start_bone``) depends on one of the
+    ``moved`` bones of ``armature``: the first such dependency found, the path written as the links from
+    ``start`` to the bone."""
+    stack: list[tuple[bpy.types.Object, str, list[str]]] = [(start, start_bone, [_node(start, start_bone)])]
     seen: set[tuple[int, str]] = set()
     while stack:
         obj, bone, path = stack.pop()

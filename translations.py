@@ -320,14 +320,14 @@ ZH: dict[str, str] = {
         '请切换到姿态模式或物体模式（骨架当前处于 {mode} 模式）',
     "'{name}' is linked from a library and cannot be changed":
         "'{name}' 链接自库文件，无法修改",
-    'The armature has no active Soft IK chain':
-        '该骨架没有活动的软 IK 链',
+    "Armature '{armature}' has no active Soft IK chain (add one, or pick one in the list)":
+        "骨架 '{armature}' 没有活动的软 IK 链（请添加一条，或在列表中选择一条）",
     'Make the lower bone of the chain (forearm, shin) the active bone':
         '请将链的下段骨骼（前臂、小腿）设为活动骨骼',
-    'The active bone has no parent: make the lower bone (forearm, shin) active':
-        '活动骨骼没有父级：请将下段骨骼（前臂、小腿）设为活动骨骼',
-    'The active chain has no target':
-        '活动链没有目标',
+    "The active bone '{bone}' has no parent: make the lower bone (forearm, shin) active":
+        "活动骨骼 '{bone}' 没有父级：请将下段骨骼（前臂、小腿）设为活动骨骼",
+    "Chain '{chain}' has no target: set one in its settings":
+        "链 '{chain}' 没有目标：请在它的设置中指定一个",
     "Bone '{bone}' has only {count} bones above it and including it; lower the chain length":
         "骨骼 '{bone}' 连同其上只有 {count} 段骨骼；请减小链长度",
     'Select at most one target object besides the armature (selected: {names})':
@@ -350,6 +350,10 @@ ZH: dict[str, str] = {
         "目标 '{target}' 已经与 {space} 空间一致",
     "Chain '{chain}': Target Space is OBJECT but no Space Object is set":
         "链 '{chain}'：目标空间为物体，但未设置空间物体",
+    "Chain '{chain}': the declared {space} space ({path}) moves with the chain's own bone '{bone}'; declare a space "
+    "the chain does not move (a bone above the chain, the armature or the world)":
+        "链 '{chain}'：声明的 {space} 空间（{path}）会随链自身的骨骼 '{bone}' 移动；请声明一个链不会移动的空间"
+        "（链上方的骨骼、骨架或世界）",
     "Chain '{chain}': the target cannot be parented to itself":
         "链 '{chain}'：目标不能以自身为父级",
     "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":

@@ -77,7 +77,7 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
             cls.poll_message_set(say(msg.POLL_NO_ACTIVE_BONE))
             return False
         if context.active_pose_bone.parent is None:
-            cls.poll_message_set(say(msg.POLL_NO_PARENT))
+            cls.poll_message_set(say(msg.POLL_NO_PARENT, bone=context.active_pose_bone.name))
             return False
         return True
 

@@ -31,7 +31,7 @@ def active_chain_poll(cls: type, context: bpy.types.Context) -> bool:
         return False
     settings = context.active_object.soft_ik_2d
     if not 0 <= settings.active_chain_index < len(settings.chains):
-        cls.poll_message_set(say(msg.POLL_NO_CHAIN))
+        cls.poll_message_set(say(msg.POLL_NO_CHAIN, armature=context.active_object.name))
         return False
     return True
 

@@ -6,7 +6,7 @@ import bpy
 
 from .. import messages as msg
 from ..messages import say
-from ..rig import declared_parent, space_mismatch
+from ..rig import ChainError, chain_bone_names, declared_parent, dependency_on_chain, moved_bones, space_mismatch
 from ..target_parenting import reparent_keep_motion
 from .common import active_chain_poll
 
@@ -23,8 +23,9 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if not active_chain_poll(cls, context):
             return False
         settings = context.active_object.soft_ik_2d
-        if settings.chains[settings.active_chain_index].target is None:
-            cls.poll_message_set(say(msg.POLL_NO_TARGET))
+        chain = settings.chains[settings.active_chain_index]
+        if chain.target is None:
+            cls.poll_message_set(say(msg.POLL_NO_TARGET, chain=chain.name))
             return False
         return True
 
@@ -42,6 +43,18 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if parent == chain.target:
             self.report({"ERROR"}, say(msg.SPACE_SELF_PARENT, chain=chain.name))
             return {"CANCELLED"}
+        if parent is not None:
+            # Parenting the target under the chain's own bones would make it move with the pose solved for it.
+            try:
+                moved = moved_bones(armature, chain_bone_names(armature, chain))
+            except ChainError as err:
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
+            found = dependency_on_chain(armature, moved, parent, bone)
+            if found is not None:
+                self.report({"ERROR"}, say(msg.SPACE_IN_CHAIN, chain=chain.name, space=chain.target_space,
+                                           bone=found[0], path=found[1]))
+                return {"CANCELLED"}
         count = reparent_keep_motion(context, chain.target, parent, bone)
         self.report({"INFO"}, say(msg.REPARENTED, target=chain.target.name, space=chain.target_space, count=count))
         return {"FINISHED"}

@@ -530,6 +530,26 @@ def test_fix_target_space_keeps_world_motion_on_every_frame(empty_file: bpy.type
     assert rigs.bake(rig, frames[0], frames[-1]) == {"FINISHED"}
 
 
+@pytest.mark.parametrize("space", ["bone", "object_on_bone"])
+def test_fix_target_space_refuses_a_space_that_moves_with_the_chain(empty_file: bpy.types.Scene,
+                                                                    space: str) -> None:
+    rig = rigs.build_arm()
+    chain = rigs.add_chain(rig, arm_target(rig, "Target"))
+    if space == "bone":
+        chain.target_space, chain.space_bone = "CHARACTER", rig.upper
+        words = ["declared CHARACTER space (bone 'Upper' of 'Rig')", "chain's own bone 'Upper'"]
+    else:
+        chain.target_space, chain.space_object = "OBJECT", rigs.new_empty("Cup", rig.armature, rig.lower)
+        words = ["declared OBJECT space ('Cup' → parent bone 'Lower' of 'Rig')", "chain's own bone 'Lower'"]
+    rigs.enter_pose_mode(rig)
+    before = rigs.snapshot()
+    with pytest.raises(RuntimeError) as info:
+        bpy.ops.pose.soft_ik_fix_target_space()
+    for word in ["Chain 'Lower'", *words]:
+        assert word in str(info.value), str(info.value)
+    rigs.assert_same_snapshot(before, rigs.snapshot())
+
+
 # --- 13: messages --------------------------------------------------------------------------------------------
 
 
