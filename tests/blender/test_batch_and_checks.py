@@ -202,6 +202,36 @@ def test_target_hanging_from_its_own_chain_is_refused(empty_file: bpy.types.Scen
     rigs.assert_same_snapshot(before, rigs.snapshot())
 
 
+def test_live_preview_refuses_a_target_hanging_from_its_chain(empty_file: bpy.types.Scene) -> None:
+    """Live preview would chase a target that moves with every pose it writes: it shows the refusal instead
+    and leaves the pose alone, and poses again once the cycle is gone. The preview checks a chain when it reads
+    it (first use, a change of its settings or rest pose), not on every update: the settings change below."""
+    rig = rigs.build_arm()
+    target = rigs.new_empty("Target")
+    target.location = rig.point(1.2, 1.0)
+    chain = rigs.add_chain(rig, target)
+    pose = rig.armature.pose.bones
+    world = target.matrix_world.copy()
+    target.parent, target.parent_type, target.parent_bone = rig.armature, "BONE", rig.lower
+    bpy.context.view_layer.update()
+    target.matrix_world = world
+    chain.softness = 0.05
+    rig.armature.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    cached = rigs.harness.package("live_preview").preview_of(rig.armature, chain)
+    assert cached is not None and cached.solution is None
+    assert "dependency cycle" in cached.message and "bone 'Lower'" in cached.message, cached.message
+    assert tuple(pose[rig.upper].rotation_quaternion) == (1.0, 0.0, 0.0, 0.0)
+    assert tuple(pose[rig.lower].rotation_quaternion) == (1.0, 0.0, 0.0, 0.0)
+
+    target.parent = None
+    target.matrix_world = world
+    chain.softness = 0.0  # a settings change: the chain is read and checked again
+    bpy.context.view_layer.update()
+    tip = rig.armature.matrix_world @ pose[rig.lower].tail
+    assert (tip - target.matrix_world.translation).length < 1e-3 * rig.length
+
+
 @pytest.mark.parametrize("case", ["bone_above_the_chain", "muted_child_of", "sibling_bone"])
 def test_dependencies_outside_the_chain_still_bake(empty_file: bpy.types.Scene, case: str) -> None:
     """The check must not refuse what is not a cycle: the bone above the chain, a muted constraint, a bone
