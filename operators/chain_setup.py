@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, IntProperty, StringProperty
@@ -25,7 +27,7 @@ def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: st
     return empty
 
 
-def _unique_name(chains: bpy.types.bpy_prop_collection, name: str) -> str:
+def _unique_name(chains: Iterable[bpy.types.PropertyGroup], name: str) -> str:
     """``name``, or ``name.001``... as Blender names a duplicate: chains are looked up by name."""
     taken = {c.name for c in chains}
     unique, n = name, 0
