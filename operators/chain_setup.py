@@ -110,7 +110,7 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
         chain.target_space = self.target_space
         try:
             rig = read_chain(armature, chain)
-            check_shared_bones(armature)
+            check_shared_bones(armature, [chain])
         except ChainError as err:
             settings.chains.remove(len(settings.chains) - 1)
             self.report({"ERROR"}, str(err))

@@ -280,6 +280,16 @@ def test_chains_with_the_same_name_on_other_bones_stay_apart(empty_file: bpy.typ
     assert first.name == "Arm" and second.name == "Arm.001"
 
 
+def test_add_chain_on_free_bones_ignores_a_conflict_elsewhere(empty_file: bpy.types.Scene) -> None:
+    left, right = two_arm_rig("Rig")
+    target = arm_target(left, "TargetL")
+    rigs.add_chain(left, target)
+    other = left.armature.soft_ik_2d.chains.add()  # a script's chain over the left arm's upper bone
+    other.name, other.upper_bone, other.lower_bone, other.target = "Shoulder", "Root", "Upper", target
+    chain = rigs.add_chain(right, arm_target(right, "TargetR"))
+    assert chain.lower_bone == "Lower.R"
+
+
 # --- 10: Only Active Chain -----------------------------------------------------------------------------------
 
 
