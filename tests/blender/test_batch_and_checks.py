@@ -570,6 +570,39 @@ def test_fix_target_space_keeps_world_motion_on_every_frame(empty_file: bpy.type
     assert rigs.bake(rig, frames[0], frames[-1]) == {"FINISHED"}
 
 
+@pytest.mark.parametrize("new_space", ["CHARACTER", "OBJECT"])
+def test_fix_target_space_into_a_moving_bone_keeps_world_motion(empty_file: bpy.types.Scene,
+                                                                 new_space: str) -> None:
+    """The new parent is a bone that turns and shifts between sparse Bezier keys (the armature's own, or a
+    prop armature's), under a moving armature object."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 30
+    rig = rigs.build_arm()
+    wobbling_armature(rig)
+    rigs.animate_parent(rig, (1, 11, 30), lambda f: 0.9 * math.sin(f / 4.0), lambda f: (0.05 * f, 0.3 * math.cos(f)))
+    owner = rig.armature
+    if new_space == "OBJECT":
+        owner = rigs.build_arm("Prop").armature
+        rigs.animate_parent(dataclasses.replace(rig, armature=owner), (1, 17, 30), lambda f: 0.05 * f * f,
+                            lambda f: (0.0, 0.1 * f))
+    target = rigs.new_empty("Target")
+    target.rotation_mode = "YXZ"
+    for f, loc in ((2, (1.0, 0.0, 1.0)), (24, (2.0, 0.5, 1.5))):
+        target.location = loc
+        target.keyframe_insert("location", frame=f)
+    frames = list(range(1, 31))
+    before = rigs.world_matrices(target, frames)
+    chain = rigs.add_chain(rig, target)
+    chain.target_space = new_space
+    if new_space == "OBJECT":
+        chain.space_object = owner
+    chain.space_bone = "Root"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    assert (target.parent, target.parent_type, target.parent_bone) == (owner, "BONE", "Root")
+    drift = np.abs(rigs.world_matrices(target, frames) - before).max()
+    assert drift < 1e-5, f"world motion changed by up to {drift}"
+
+
 @pytest.mark.parametrize("space", ["bone", "object_on_bone"])
 def test_fix_target_space_refuses_a_space_that_moves_with_the_chain(empty_file: bpy.types.Scene,
                                                                     space: str) -> None:
