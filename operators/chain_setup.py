@@ -11,7 +11,7 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 from .. import messages as msg
 from ..messages import say
 from ..properties import SPACE_ITEMS
-from ..rig import ChainError, chain_bone_names, check_shared_bones, read_chain
+from ..rig import ChainError, chain_bone_names, check_no_cycle, check_shared_bones, read_chain
 from .common import active_chain_poll, armature_poll
 
 
@@ -120,6 +120,12 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
         chain.bend = -1 if float(np.sum(bent)) < -1e-6 else 1
         if targets:
             chain.target = targets[0]
+            try:
+                check_no_cycle(armature, chain)
+            except ChainError as err:
+                settings.chains.remove(len(settings.chains) - 1)
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
         else:
             scale = float(np.mean(np.abs(armature.matrix_world.to_scale())))
             chain.target = _new_target(context, armature, lower.name, 0.1 * rig.total_length * scale)

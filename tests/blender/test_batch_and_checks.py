@@ -253,6 +253,20 @@ def test_dependencies_outside_the_chain_still_bake(empty_file: bpy.types.Scene, 
     assert_playback_truth(rig, target)
 
 
+def test_add_chain_refuses_a_selected_target_that_hangs_from_the_chain(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm()
+    cup = rigs.new_empty("Cup", rig.armature, rig.lower)
+    rigs.enter_pose_mode(rig, rig.lower)
+    cup.select_set(True)
+    before = rigs.snapshot()
+    with pytest.raises(RuntimeError) as info:
+        bpy.ops.pose.soft_ik_add_chain(chain_length=2)
+    for word in ("Chain 'Lower' of 'Rig'", "target 'Cup' depends on the chain's own bone 'Lower'", "dependency cycle"):
+        assert word in str(info.value), str(info.value)
+    rigs.assert_same_snapshot(before, rigs.snapshot())
+    assert len(rig.armature.soft_ik_2d.chains) == 0
+
+
 # --- 7: the same bones twice ---------------------------------------------------------------------------------
 
 
