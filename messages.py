@@ -24,9 +24,13 @@ OFF_PLANE = ("{label}: bones are not in the {plane} plane: {where} is {offset:.6
              "of '{upper}' ({fraction:.2%} of the chain length)")
 WHERE_TAIL = "the tail of '{bone}'"
 WHERE_HEAD = "the head of '{bone}'"
-LINKED = "'{name}' is linked from '{path}' and cannot be keyed; make it local or a library override first"
-SYSTEM_OVERRIDE = "'{name}' is a system library override and cannot be edited; make it editable first"
-LINKED_ACTION = "the action '{action}' of '{armature}' is linked from '{path}'; make it local before baking"
+LINKED = ("'{name}' is linked from library '{path}' without a library override, so no change to it can be saved; "
+          "select it and use Object > Library Override > Make")
+SYSTEM_OVERRIDE = ("'{name}' is a library override of '{path}' that is not editable yet (a system override); select "
+                   "it and use Object > Library Override > Make to make it editable")
+ACTION_MADE_LOCAL = ("the action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
+                     "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
+ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"
 NO_TARGET = "{label} has no target object (it was never set or has been deleted)"
 TARGET_IS_ARMATURE = "{label}: the target is the armature '{armature}' itself; pick an Empty"
 TARGET_NOT_IN_SCENE = "{label}: target '{target}' is not in scene '{scene}'"
@@ -54,7 +58,6 @@ STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evalu
 POLL_NOT_ARMATURE = "The active object must be an armature"
 POLL_POSE_MODE = "Switch to Pose Mode"
 POLL_WRONG_MODE = "Switch to Pose or Object Mode (the armature is in {mode} Mode)"
-POLL_LINKED = "'{name}' is linked from a library and cannot be changed"
 POLL_NO_CHAIN = "The armature has no active Soft IK chain"
 POLL_NO_ACTIVE_BONE = "Make the lower bone of the chain (forearm, shin) the active bone"
 POLL_NO_PARENT = "The active bone has no parent: make the lower bone (forearm, shin) active"
@@ -63,6 +66,8 @@ CHAIN_TOO_LONG = "Bone '{bone}' has only {count} bones above it and including it
 TOO_MANY_TARGETS = "Select at most one target object besides the armature (selected: {names})"
 ADDED_CHAIN = "Added chain '{chain}' ({bones}) reaching for '{target}'"
 REMOVED_CHAIN = "Removed chain '{chain}'"
+CHAIN_FROM_LIBRARY = ("Chain '{chain}' of '{armature}' comes from the rig's library file and cannot be removed in "
+                      "a library override; remove it in the library file")
 NO_CHAINS_SELECTED = "No selected armature has Soft IK chains (add one with Add Soft IK Chain)"
 SOLVED = "Solved {count} chain(s) at frame {frame}; largest error {error:.6g}"
 BAKING = "Soft IK: baking frames {start}-{end}"

@@ -7,7 +7,7 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from .. import bake, posing
+from .. import bake, linked_data, posing
 from .. import messages as msg
 from ..messages import say
 from ..rig import ChainError, ChainRig
@@ -39,6 +39,23 @@ def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context,
     return rigs
 
 
+def _local_actions(op: bpy.types.Operator, armatures: list[bpy.types.Object], *, create: bool = True) -> None:
+    """Before the first key is written: keys never go into linked data (a library override's linked action
+    gets a local copy, see :mod:`linked_data`); say so when an action was made."""
+    for arm in armatures:
+        note = linked_data.ensure_local_action(arm, create=create)
+        if note is not None:
+            op.report({"INFO"}, note)
+
+
+def _armatures_of(rigs: list[ChainRig]) -> list[bpy.types.Object]:
+    out: list[bpy.types.Object] = []
+    for rig in rigs:
+        if rig.armature not in out:
+            out.append(rig.armature)
+    return out
+
+
 class POSE_OT_soft_ik_solve(bpy.types.Operator):
     """Pose every Soft IK chain of the selected armatures at the current frame"""
 
@@ -63,6 +80,8 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         except ValueError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        if self.insert_keys:
+            _local_actions(self, _armatures_of(rigs))
         for rig, sol in zip(rigs, solutions, strict=True):
             if self.insert_keys:
                 bake.write_solution(rig, sol, frame, frame)
@@ -117,6 +136,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
             progress.step()
+            _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
             reports = []
             for rig, sol in zip(rigs, solutions, strict=True):
@@ -151,6 +171,8 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
         touched = 0
         for arm in chains_with(selected_armatures(context)):
             chains = _chains_of(arm, self.only_active_chain and arm == context.active_object)
+            if any(chain.has_bake for chain in chains):
+                _local_actions(self, [arm], create=False)
             touched += bake.clear_bake(arm, chains)
         if touched == 0:
             self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))

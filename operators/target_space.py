@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from .. import linked_data
 from .. import messages as msg
 from ..messages import say
 from ..rig import declared_parent, space_mismatch
@@ -23,8 +24,13 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if not active_chain_poll(cls, context):
             return False
         settings = context.active_object.soft_ik_2d
-        if settings.chains[settings.active_chain_index].target is None:
+        target = settings.chains[settings.active_chain_index].target
+        if target is None:
             cls.poll_message_set(say(msg.POLL_NO_TARGET))
+            return False
+        problem = linked_data.editing_problem(target)
+        if problem is not None:
+            cls.poll_message_set(problem)
             return False
         return True
 
@@ -42,6 +48,13 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if parent == chain.target:
             self.report({"ERROR"}, say(msg.SPACE_SELF_PARENT, chain=chain.name))
             return {"CANCELLED"}
+        problem = linked_data.editing_problem(chain.target)
+        if problem is not None:
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
+        note = linked_data.ensure_local_action(chain.target, create=False)  # its converted keys must be saved
+        if note is not None:
+            self.report({"INFO"}, note)
         count = reparent_keep_motion(context, chain.target, parent, bone)
         self.report({"INFO"}, say(msg.REPARENTED, target=chain.target.name, space=chain.target_space, count=count))
         return {"FINISHED"}
