@@ -24,10 +24,11 @@ OFF_PLANE = ("{label}: bones are not in the {plane} plane: {where} is {offset:.6
              "of '{upper}' ({fraction:.2%} of the chain length)")
 WHERE_TAIL = "the tail of '{bone}'"
 WHERE_HEAD = "the head of '{bone}'"
-LINKED = ("'{name}' is linked from library '{path}' without a library override, so no change to it can be saved; "
-          "select it and use Object > Library Override > Make")
-SYSTEM_OVERRIDE = ("'{name}' is a library override of '{path}' that is not editable yet (a system override); select "
-                   "it and use Object > Library Override > Make to make it editable")
+# The fix comes before the path: Blender cuts long poll messages short.
+LINKED = ("'{name}' is linked from a library and not overridden, so it cannot be changed: select it, Object > "
+          "Library Override > Make (library '{path}')")
+SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
+                   "Make (library '{path}')")
 ACTION_MADE_LOCAL = ("the action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
                      "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"

@@ -238,13 +238,12 @@ ZH: dict[str, str] = {
         "'{bone}' 的尾部",
     "the head of '{bone}'":
         "'{bone}' 的头部",
-    "'{name}' is linked from library '{path}' without a library override, so no change to it can be saved; "
-    "select it and use Object > Library Override > Make":
-        "'{name}' 链接自库文件 '{path}' 且没有库覆盖，对它的任何修改都无法保存；"
-        "请选中它并使用 物体 > 库覆盖 > 创建",
-    "'{name}' is a library override of '{path}' that is not editable yet (a system override); select it and use "
-    "Object > Library Override > Make to make it editable":
-        "'{name}' 是 '{path}' 的库覆盖，但尚不可编辑（系统覆盖）；请选中它并使用 物体 > 库覆盖 > 创建 使其可编辑",
+    "'{name}' is linked from a library and not overridden, so it cannot be changed: select it, Object > "
+    "Library Override > Make (library '{path}')":
+        "'{name}' 链接自库文件且没有库覆盖，无法修改：选中它，物体 > 库覆盖 > 创建（库文件 '{path}'）",
+    "'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
+    "Make (library '{path}')":
+        "'{name}' 是系统库覆盖，尚不可编辑：选中它，物体 > 库覆盖 > 创建（库文件 '{path}'）",
     "the action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy '{copy}', "
     "which '{owner}' now plays (later edits of the library's action do not reach it)":
         "'{owner}' 的动作 '{action}' 链接自 '{path}'：关键帧写入了它的本地副本 '{copy}'，"

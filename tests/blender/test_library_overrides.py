@@ -345,6 +345,7 @@ def test_linked_rig_without_override_is_refused(library: Path) -> None:
     select_only(arm)
     before = rigs.snapshot()
     expected = ["'Rig'", str(library), "Object > Library Override > Make"]
+    assert len(str(library)) < 120, "Blender cuts poll messages at 255 bytes"
     for operator in ("soft_ik_bake", "soft_ik_solve", "soft_ik_clear_bake", "soft_ik_fix_target_space"):
         _refused(operator, expected)
     with pytest.raises(harness.package("rig").ChainError) as info:
@@ -359,7 +360,7 @@ def test_system_override_is_refused_with_how_to_make_it_editable(library: Path) 
     select_only(shot.arm)
     before = rigs.snapshot()
     for operator in ("soft_ik_bake", "soft_ik_solve", "soft_ik_clear_bake"):
-        _refused(operator, ["'Rig'", "not editable", "Object > Library Override > Make"])
+        _refused(operator, ["'Rig'", "not editable", "Object > Library Override > Make", str(library)])
     rigs.assert_same_snapshot(before, rigs.snapshot())
 
 
@@ -368,5 +369,5 @@ def test_fix_target_space_refuses_a_target_that_is_not_editable(library: Path) -
     shot.arm.soft_ik_2d.chains["Arm"].target_space = "CHARACTER"
     select_only(shot.arm)
     before = rigs.snapshot()
-    _refused("soft_ik_fix_target_space", ["'Hand'", "not editable", "Object > Library Override > Make"])
+    _refused("soft_ik_fix_target_space", ["'Hand'", "not editable", "Object > Library Override > Make", str(library)])
     rigs.assert_same_snapshot(before, rigs.snapshot())
