@@ -40,9 +40,10 @@ def _radius(f: float) -> float:
     return 1.1 + 0.085 * (f - 1)
 
 
-def build_library(path: Path) -> None:
+def build_library(path: Path, *, baked: bool = False) -> None:
     """Library file: collection 'RigCol' with armature 'Rig' (animated Root: a linked action with body keys, two
-    more bones 'Thigh' > 'Shin' for a chain added in the shot) and the keyed Empty 'Hand'; chain 'Arm' on it."""
+    more bones 'Thigh' > 'Shin' for a chain added in the shot) and the keyed Empty 'Hand'; chain 'Arm' on it
+    (``baked``: and baked in the library, so its keys and report come from there)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     rig = rigs.build_arm("Rig")
     bpy.ops.object.mode_set(mode="EDIT")
@@ -61,6 +62,8 @@ def build_library(path: Path) -> None:
         bpy.context.scene.collection.objects.unlink(obj)
     chain = rigs.add_chain(rig, hand, name="Arm")
     chain.softness = SOFTNESS
+    if baked:
+        assert rigs.bake(rig, START, END - 2) == {"FINISHED"}
     bpy.ops.object.mode_set(mode="OBJECT")
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
@@ -115,6 +118,13 @@ def _arm_rig(arm: bpy.types.Object, upper: str = "Upper", lower: str = "Lower") 
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("library") / "rig_library.blend"
     build_library(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def baked_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("baked_library") / "baked_rig_library.blend"
+    build_library(path, baked=True)
     return path
 
 
@@ -232,12 +242,19 @@ def test_solve_and_live_preview_pose_the_override(shot: Shot) -> None:
     tip = np.array(shot.arm.matrix_world @ pb.tail)
     assert np.linalg.norm(tip - np.array(shot.hand.matrix_world.translation)) < 1e-4 * world_length(shot)
 
+    assert shot.arm.animation_data.action.library is not None, "solving without keys leaves the action"
+    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
+    assert shot.arm.animation_data.action.library is None, "keys go into a local action"
+    assert rigs.fcurve(shot.arm, rigs.bone_path("Lower", "soft_ik_error")) is not None
+    assert bpy.ops.pose.soft_ik_clear_bake() in ({"FINISHED"}, {"CANCELLED"})
+    bpy.data.actions.remove(shot.arm.animation_data.action)
+
     shot.arm.soft_ik_2d.live_preview = True
     for f in (3, 1, 4):
         scene.frame_set(f)
         tip = np.array(shot.arm.matrix_world @ shot.arm.pose.bones["Lower"].tail)
         assert np.linalg.norm(tip - np.array(shot.hand.matrix_world.translation)) < 1e-4 * world_length(shot), f
-    assert shot.arm.animation_data.action.library is not None, "preview and solve write no keys"
+    assert shot.arm.animation_data is None or shot.arm.animation_data.action is None, "the preview keys nothing"
 
 
 def test_bake_report_and_keys_survive_save_and_reopen(shot: Shot, tmp_path: Path) -> None:
@@ -327,6 +344,62 @@ def test_fix_target_space_reparents_an_overridden_target(shot: Shot) -> None:
     assert_true_bake(shot)
 
 
+def test_remove_chain_removes_shot_chains_and_refuses_library_ones(shot: Shot) -> None:
+    leg = _arm_rig(shot.arm, "Thigh", "Shin")
+    rigs.add_chain(leg, name="Leg")
+    settings = shot.arm.soft_ik_2d
+    assert settings.active_chain_index == 1
+    assert bpy.ops.pose.soft_ik_remove_chain() == {"FINISHED"}
+    assert [c.name for c in settings.chains] == ["Arm"]
+    settings.active_chain_index = 0
+    before = rigs.snapshot()
+    with pytest.raises(RuntimeError) as info:
+        bpy.ops.pose.soft_ik_remove_chain()
+    assert "Chain 'Arm' of 'Rig' comes from the rig's library file" in str(info.value)
+    rigs.assert_same_snapshot(before, rigs.snapshot())
+
+
+def test_a_chain_baked_in_the_library_is_cleared_and_rebaked_in_the_shot(baked_library: Path,
+                                                                         tmp_path: Path) -> None:
+    shot = override_shot(baked_library, "made_editable")
+    chain = shot.arm.soft_ik_2d.chains["Arm"]
+    assert chain.has_bake and (chain.bake_start, chain.bake_end) == (START, END - 2)
+    assert len(chain.worst_frames) == 10
+    library_keys = played_curves(shot.arm)
+    assert rigs.fcurve(shot.arm, rigs.bone_path("Lower", "soft_ik_error")) is not None
+    linked_before = linked_actions()
+
+    select_only(shot.arm)
+    assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
+    assert shot.arm.animation_data.action.library is None
+    assert linked_actions() == linked_before
+    body = {k: v for k, v in library_keys.items() if k[0].startswith('pose.bones["Root"]')}
+    assert played_curves(shot.arm) == body
+
+    # Re-baked over a shorter range: the report's items that came from the library are overwritten (Blender
+    # cannot remove them from an override) and nothing of the library's report is left after reopen.
+    chain.softness = 0.1
+    bpy.ops.object.mode_set(mode="POSE")
+    assert bpy.ops.pose.soft_ik_bake(frame_start=START, frame_end=START + 5) == {"FINISHED"}
+    report = [(w.frame, w.error) for w in chain.worst_frames]
+    assert {f for f, _e in report} <= set(range(START, START + 6))
+    tolerance = 1e-4 * world_length(shot)
+    path = tmp_path / "shot.blend"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    arm = bpy.context.scene.objects["Rig"]
+    chain = arm.soft_ik_2d.chains["Arm"]
+    assert (chain.bake_start, chain.bake_end) == (START, START + 5)
+    assert [(w.frame, w.error) for w in chain.worst_frames] == report
+    scene = bpy.context.scene
+    for frame, error in report:
+        scene.frame_set(frame)
+        tip = np.array(arm.matrix_world @ arm.pose.bones["Lower"].tail)
+        hand = np.array(scene.objects["Hand"].matrix_world.translation)
+        assert float(np.linalg.norm(tip - hand)) == pytest.approx(error, abs=tolerance)
+
+
 # --- what cannot work is refused by name, the file unchanged ----------------------------------------------------
 
 
@@ -353,6 +426,17 @@ def test_linked_rig_without_override_is_refused(library: Path) -> None:
     for text in expected:
         assert text in str(info.value)
     rigs.assert_same_snapshot(before, rigs.snapshot())
+
+    # Nor does the live preview pose it (a linked rig keeps nothing written to it).
+    def arm_pose(preview: bool) -> list[tuple[float, ...]]:
+        arm.soft_ik_2d.live_preview = preview
+        out = []
+        for f in (2, 9):
+            bpy.context.scene.frame_set(f)
+            out += [tuple(arm.pose.bones[name].rotation_quaternion) for name in ("Upper", "Lower")]
+        return out
+
+    assert arm_pose(True) == arm_pose(False)
 
 
 def test_system_override_is_refused_with_how_to_make_it_editable(library: Path) -> None:
