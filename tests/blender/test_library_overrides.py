@@ -455,3 +455,14 @@ def test_fix_target_space_refuses_a_target_that_is_not_editable(library: Path) -
     before = rigs.snapshot()
     _refused("soft_ik_fix_target_space", ["'Hand'", "not editable", "Object > Library Override > Make", str(library)])
     rigs.assert_same_snapshot(before, rigs.snapshot())
+
+
+def test_every_setting_is_library_overridable() -> None:
+    """Blender keeps an override's edit of a property only when the property says so; a property added later
+    without the flag would silently lose its value on reopen. (``name`` is Blender's own PropertyGroup name,
+    which it never overrides: a chain made in the library keeps its library name.)"""
+    properties = harness.package("properties")
+    assert bpy.types.Object.bl_rna.properties["soft_ik_2d"].is_overridable
+    missing = [f"{cls.__name__}.{prop.identifier}" for cls in properties.classes for prop in cls.bl_rna.properties
+               if prop.identifier not in ("rna_type", "name") and not prop.is_overridable]
+    assert missing == []
