@@ -344,6 +344,16 @@ def test_fix_target_space_reparents_an_overridden_target(shot: Shot) -> None:
     assert_true_bake(shot)
 
 
+def test_scripted_bake_keys_a_local_action_and_says_so(shot: Shot) -> None:
+    bake_module = harness.package("bake")
+    linked_before = linked_actions()
+    reports = bake_module.bake_armature(bpy.context, shot.arm, list(shot.arm.soft_ik_2d.chains), START, END)
+    assert shot.arm.animation_data.action.library is None
+    assert linked_actions() == linked_before
+    assert any("local copy" in w and "'RigAction'" in w for w in reports[0].warnings), reports[0].warnings
+    assert_true_bake(shot)
+
+
 def test_remove_chain_removes_shot_chains_and_refuses_library_ones(shot: Shot) -> None:
     leg = _arm_rig(shot.arm, "Thigh", "Shin")
     rigs.add_chain(leg, name="Leg")
