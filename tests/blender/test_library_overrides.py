@@ -40,10 +40,11 @@ def _radius(f: float) -> float:
     return 1.1 + 0.085 * (f - 1)
 
 
-def build_library(path: Path, *, baked: bool = False) -> None:
+def build_library(path: Path, *, baked: bool = False, animated: bool = True) -> None:
     """Library file: collection 'RigCol' with armature 'Rig' (animated Root: a linked action with body keys, two
     more bones 'Thigh' > 'Shin' for a chain added in the shot) and the keyed Empty 'Hand'; chain 'Arm' on it
-    (``baked``: and baked in the library, so its keys and report come from there)."""
+    (``baked``: and baked in the library, so its keys and report come from there; not ``animated``: the rig
+    has no action at all)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     rig = rigs.build_arm("Rig")
     bpy.ops.object.mode_set(mode="EDIT")
@@ -53,7 +54,8 @@ def build_library(path: Path, *, baked: bool = False) -> None:
     shin.head, shin.tail = rig.point(0.1, 0.3), rig.point(0.05, -0.3)
     thigh.parent, shin.parent, shin.use_connect = eb["Root"], thigh, True
     bpy.ops.object.mode_set(mode="OBJECT")
-    rigs.animate_parent(rig, FRAMES, lambda f: 0.4 * math.sin(f / 5.0), lambda f: (0.02 * f, -0.01 * f))
+    if animated:
+        rigs.animate_parent(rig, FRAMES, lambda f: 0.4 * math.sin(f / 5.0), lambda f: (0.02 * f, -0.01 * f))
     hand = rigs.circle_target(rig, FRAMES, _radius, lambda f: -0.4 + 0.3 * f, name="Hand")
     collection = bpy.data.collections.new("RigCol")
     bpy.context.scene.collection.children.link(collection)
@@ -125,6 +127,13 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def baked_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("baked_library") / "baked_rig_library.blend"
     build_library(path, baked=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def still_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("still_library") / "still_rig_library.blend"
+    build_library(path, animated=False)
     return path
 
 
@@ -352,6 +361,27 @@ def test_scripted_bake_keys_a_local_action_and_says_so(shot: Shot) -> None:
     assert linked_actions() == linked_before
     assert any("local copy" in w and "'RigAction'" in w for w in reports[0].warnings), reports[0].warnings
     assert_true_bake(shot)
+
+
+def test_an_override_without_action_gets_a_local_one_and_says_so(still_library: Path, tmp_path: Path,
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    shot = override_shot(still_library, "made_editable")
+    assert shot.arm.animation_data is None or shot.arm.animation_data.action is None
+    capfd.readouterr()
+    assert bake(shot) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "'Rig' is a library override without an action: the keys went into its new local action" in out, out
+    action = shot.arm.animation_data.action
+    assert action is not None and action.library is None
+    miss = assert_true_bake(shot)
+    path = tmp_path / "shot.blend"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    tolerance = 1e-5 * world_length(shot)
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    arm = bpy.context.scene.objects["Rig"]
+    reopened = Shot(arm, bpy.context.scene.objects["Hand"], _arm_rig(arm), still_library)
+    np.testing.assert_allclose(assert_true_bake(reopened), miss, atol=tolerance)
 
 
 def test_remove_chain_removes_shot_chains_and_refuses_library_ones(shot: Shot) -> None:
