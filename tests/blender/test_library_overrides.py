@@ -384,6 +384,33 @@ def test_an_override_without_action_gets_a_local_one_and_says_so(still_library: 
     np.testing.assert_allclose(assert_true_bake(reopened), miss, atol=tolerance)
 
 
+def test_library_edits_reach_the_shot_and_the_shots_edits_stay(tmp_path: Path) -> None:
+    library = tmp_path / "rig_library.blend"
+    build_library(library)
+    shot = override_shot(library, "made_editable")
+    chain = shot.arm.soft_ik_2d.chains["Arm"]
+    chain.softness = 0.09
+    assert bake(shot) == {"FINISHED"}
+    report = [(w.frame, w.error) for w in chain.worst_frames]
+    shot_path = tmp_path / "shot.blend"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.wm.save_as_mainfile(filepath=str(shot_path))
+
+    # The TD changes the rig's chain in the library: a setting the shot never touched, and one it did.
+    bpy.ops.wm.open_mainfile(filepath=str(library))
+    library_chain = bpy.data.objects["Rig"].soft_ik_2d.chains["Arm"]
+    library_chain.max_root_offset, library_chain.softness = 0.33, 0.2
+    bpy.ops.wm.save_mainfile()
+
+    bpy.ops.wm.open_mainfile(filepath=str(shot_path))
+    arm = bpy.context.scene.objects["Rig"]
+    chain = arm.soft_ik_2d.chains["Arm"]
+    assert chain.max_root_offset == pytest.approx(0.33)
+    assert chain.softness == pytest.approx(0.09)
+    assert [(w.frame, w.error) for w in chain.worst_frames] == report
+    assert_true_bake(Shot(arm, bpy.context.scene.objects["Hand"], _arm_rig(arm), library))
+
+
 def test_remove_chain_removes_shot_chains_and_refuses_library_ones(shot: Shot) -> None:
     leg = _arm_rig(shot.arm, "Thigh", "Shin")
     rigs.add_chain(leg, name="Leg")
