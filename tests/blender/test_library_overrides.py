@@ -517,10 +517,21 @@ def test_system_override_is_refused_with_how_to_make_it_editable(library: Path) 
 
 def test_fix_target_space_refuses_a_target_that_is_not_editable(library: Path) -> None:
     shot = override_shot(library, "made_editable", editable_hand=False)
-    shot.arm.soft_ik_2d.chains["Arm"].target_space = "CHARACTER"
+    chain = shot.arm.soft_ik_2d.chains["Arm"]
+    chain.target_space = "CHARACTER"
     select_only(shot.arm)
     before = rigs.snapshot()
     _refused("soft_ik_fix_target_space", ["'Hand'", "not editable", "Object > Library Override > Make", str(library)])
+    rigs.assert_same_snapshot(before, rigs.snapshot())
+
+    # A target that is linked and not overridden at all (here the library's own Empty, linked into the scene).
+    linked_hand = shot.hand.override_library.reference
+    assert linked_hand.library is not None
+    bpy.context.scene.collection.objects.link(linked_hand)
+    chain.target = linked_hand
+    before = rigs.snapshot()
+    _refused("soft_ik_fix_target_space", ["'Hand'", "is linked from a library and not overridden",
+                                          "Object > Library Override > Make", str(library)])
     rigs.assert_same_snapshot(before, rigs.snapshot())
 
 
