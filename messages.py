@@ -29,7 +29,7 @@ LINKED = ("'{name}' is linked from a library and not overridden, so it cannot be
           "Library Override > Make (library '{path}')")
 SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
                    "Make (library '{path}')")
-ACTION_MADE_LOCAL = ("the action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
+ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
                      "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"
 NO_TARGET = "{label} has no target object (it was never set or has been deleted)"

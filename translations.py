@@ -244,7 +244,7 @@ ZH: dict[str, str] = {
     "'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
     "Make (library '{path}')":
         "'{name}' 是系统库覆盖，尚不可编辑：选中它，物体 > 库覆盖 > 创建（库文件 '{path}'）",
-    "the action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy '{copy}', "
+    "The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy '{copy}', "
     "which '{owner}' now plays (later edits of the library's action do not reach it)":
         "'{owner}' 的动作 '{action}' 链接自 '{path}'：关键帧写入了它的本地副本 '{copy}'，"
         "'{owner}' 现在播放该副本（之后对库中动作的修改不会再传到这里）",

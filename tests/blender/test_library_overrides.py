@@ -211,7 +211,7 @@ def assert_true_bake(shot: Shot, lower: str = "Lower", target: bpy.types.Object 
 # --- the override works ----------------------------------------------------------------------------------------
 
 
-def test_library_chain_is_read_and_bakes_into_a_local_action(shot: Shot) -> None:
+def test_library_chain_is_read_and_bakes_into_a_local_action(shot: Shot, capfd: pytest.CaptureFixture[str]) -> None:
     chains = shot.arm.soft_ik_2d.chains
     assert [c.name for c in chains] == ["Arm"]
     chain = chains["Arm"]
@@ -220,7 +220,10 @@ def test_library_chain_is_read_and_bakes_into_a_local_action(shot: Shot) -> None
     assert shot.arm.animation_data.action.library is not None  # the library's body animation
     linked_before = linked_actions()
 
+    capfd.readouterr()
     assert bake(shot) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "The action 'RigAction' of 'Rig' is linked from" in out and "its local copy 'RigAction'" in out, out
 
     action = shot.arm.animation_data.action
     assert action.library is None, "keys must go into a local action of the shot"
