@@ -518,6 +518,14 @@ def test_system_override_is_refused_with_how_to_make_it_editable(library: Path) 
     rigs.assert_same_snapshot(before, rigs.snapshot())
 
 
+def test_a_target_left_a_system_override_is_still_baked_against(library: Path) -> None:
+    # Only the rig was made editable (Make on the armature alone): the bake only reads its target.
+    shot = override_shot(library, "made_editable", editable_hand=False)
+    assert shot.hand.override_library.is_system_override
+    assert bake(shot) == {"FINISHED"}
+    assert assert_true_bake(shot).max() > 0.05 * world_length(shot)
+
+
 def test_fix_target_space_refuses_a_target_that_is_not_editable(library: Path) -> None:
     shot = override_shot(library, "made_editable", editable_hand=False)
     chain = shot.arm.soft_ik_2d.chains["Arm"]
