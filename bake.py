@@ -13,7 +13,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import anim_keys, sampling
+from . import anim_keys, linked_data, sampling
 from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .messages import say
@@ -254,13 +254,9 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
     chain.bake_start, chain.bake_end = start, end
     chain.error_max, chain.error_mean = report.error_max, report.error_mean
     chain.limited_frames = report.limited_frames
-    chain.worst_frames.clear()
     order = np.argsort(-np.where(sol.valid, sol.error, -np.inf), kind="stable")[:WORST_FRAMES_KEPT]
-    for i in order:
-        if not sol.valid[i]:
-            continue
-        item = chain.worst_frames.add()
-        item.frame, item.error = int(sol.frames[i]), float(sol.error[i])
+    linked_data.set_items(chain.worst_frames, [{"frame": int(sol.frames[i]), "error": float(sol.error[i])}
+                                               for i in order if sol.valid[i]])
     return report
 
 
@@ -273,10 +269,13 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
     rigs = prepare(armature, chains)
     frames = np.arange(start, end + 1, dtype=np.float64)
     solutions = solve_chains(context, rigs, frames)
+    note = linked_data.ensure_local_action(armature)  # never key linked data
     reports = []
     for rig, sol in zip(rigs, solutions, strict=True):
         write_solution(rig, sol, start, end)
         reports.append(store_report(rig, sol, start, end))
+        if note is not None:
+            reports[-1].warnings.append(note)
         if step is not None:
             step()
     return reports

@@ -29,7 +29,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import posing, sampling
+from . import linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
 from .solver.spaces import shoulder_local_basis
@@ -270,7 +270,8 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
         if armature.type != "ARMATURE":
             continue
         settings = armature.soft_ik_2d
-        live = settings.live_preview and armature.mode != "EDIT"
+        # A linked rig or a system override would keep no pose written to it (see linked_data).
+        live = settings.live_preview and armature.mode != "EDIT" and linked_data.editing_problem(armature) is None
         if not live and armature.name in _posed_armatures:
             _release(armature)
         if live:

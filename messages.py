@@ -24,9 +24,14 @@ OFF_PLANE = ("{label}: bones are not in the {plane} plane: {where} is {offset:.6
              "of '{upper}' ({fraction:.2%} of the chain length)")
 WHERE_TAIL = "the tail of '{bone}'"
 WHERE_HEAD = "the head of '{bone}'"
-LINKED = "'{name}' is linked from '{path}' and cannot be keyed; make it local or a library override first"
-SYSTEM_OVERRIDE = "'{name}' is a system library override and cannot be edited; make it editable first"
-LINKED_ACTION = "the action '{action}' of '{armature}' is linked from '{path}'; make it local before baking"
+# The fix comes before the path: Blender cuts long poll messages short.
+LINKED = ("'{name}' is linked from a library and not overridden, so it cannot be changed: select it, Object > "
+          "Library Override > Make (library '{path}')")
+SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
+                   "Make (library '{path}')")
+ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
+                     "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
+ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"
 NO_TARGET = "{label} has no target object (it was never set or has been deleted)"
 TARGET_IS_ARMATURE = "{label}: the target is the armature '{armature}' itself; pick an Empty"
 TARGET_NOT_IN_SCENE = "{label}: target '{target}' is not in scene '{scene}'"
@@ -72,7 +77,6 @@ STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evalu
 POLL_NOT_ARMATURE = "The active object must be an armature"
 POLL_POSE_MODE = "Switch to Pose Mode"
 POLL_WRONG_MODE = "Switch to Pose or Object Mode (the armature is in {mode} Mode)"
-POLL_LINKED = "'{name}' is linked from a library and cannot be changed"
 POLL_NO_CHAIN = "Armature '{armature}' has no active Soft IK chain (add one, or pick one in the list)"
 POLL_NO_ACTIVE_BONE = "Make the lower bone of the chain (forearm, shin) the active bone"
 POLL_NO_PARENT = "The active bone '{bone}' has no parent: make the lower bone (forearm, shin) active"
@@ -83,6 +87,8 @@ BONE_HAS_CHAIN = ("Bone '{bone}' already belongs to chain '{chain}' of '{armatur
 TOO_MANY_TARGETS = "Select at most one target object besides the armature (selected: {names})"
 ADDED_CHAIN = "Added chain '{chain}' ({bones}) reaching for '{target}'"
 REMOVED_CHAIN = "Removed chain '{chain}'"
+CHAIN_FROM_LIBRARY = ("Chain '{chain}' of '{armature}' comes from the rig's library file and cannot be removed in "
+                      "a library override; remove it in the library file")
 NO_CHAINS_SELECTED = "No selected armature has Soft IK chains (add one with Add Soft IK Chain)"
 NO_ACTIVE_CHAIN = ("Armature '{armature}' has no active Soft IK chain: pick one in the list, or turn off Only "
                    "Active Chain")

@@ -1,6 +1,7 @@
 """Data stored in the .blend: the chains of an armature (``Object.soft_ik_2d``) and their last bake report."""
 
 import math
+from typing import Any
 
 import bpy
 from bpy.props import (
@@ -257,6 +258,9 @@ class SoftIKChain(PropertyGroup):
     limited_frames: IntProperty(name="Limited Frames", description="Frames of the last bake where a joint limit acted")
     worst_frames: CollectionProperty(type=SoftIKWorstFrame)
     active_worst_index: IntProperty()
+    # What the last bake wrote ("data path<TAB>index" lines, see bake.recorded_channels). Declared, not a bare
+    # custom property, because a library override keeps only declared, overridable properties past reopen.
+    baked_channels: StringProperty(name="Baked Channels", options={"HIDDEN"})
 
     @property
     def has_bake(self) -> bool:
@@ -290,10 +294,32 @@ class SoftIKSettings(PropertyGroup):
 classes = (SoftIKWorstFrame, SoftIKChain, SoftIKSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
+#: The studio rig is linked from a library and overridden in the shot: without these flags Blender keeps no
+#: edit of an override's properties (chains added, settings changed, bake reports) past save and reopen, and a
+#: collection needs insertion support on top or items added in the shot are dropped.
+OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
+OVERRIDABLE_COLLECTION = {"LIBRARY_OVERRIDABLE", "USE_INSERTION"}
+
+
+def _library_overridable(prop: Any) -> Any:
+    """``prop`` (a ``bpy.props`` declaration) with the library-override flags added."""
+    flags = OVERRIDABLE_COLLECTION if prop.function is CollectionProperty else OVERRIDABLE
+    return prop.function(**{**prop.keywords, "override": set(prop.keywords.get("override", ())) | flags})
+
+
+def _make_overridable(cls: type) -> None:
+    # Done here rather than on every declaration, so a property added later cannot forget it.
+    annotations = cls.__annotations__  # the class's own dict, edited in place before registration
+    for name, prop in annotations.items():
+        if hasattr(prop, "function") and hasattr(prop, "keywords"):
+            annotations[name] = _library_overridable(prop)
+
 
 def register() -> None:
+    for cls in classes:
+        _make_overridable(cls)
     _register_classes()
-    bpy.types.Object.soft_ik_2d = PointerProperty(type=SoftIKSettings)
+    bpy.types.Object.soft_ik_2d = PointerProperty(type=SoftIKSettings, override=OVERRIDABLE)
 
 
 def unregister() -> None:

@@ -1,8 +1,8 @@
 """Registers every Blender-facing module in dependency order (properties first, panels last)."""
 
-from . import live_preview, operators, overlay, panels, properties, translations
+from . import linked_data, live_preview, operators, overlay, panels, properties, translations
 
-_modules = (properties, operators, panels, live_preview, overlay, translations)
+_modules = (properties, linked_data, operators, panels, live_preview, overlay, translations)
 
 
 def register() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from . import linked_data
 from . import messages as msg
 from .messages import say
 from .solver.spaces import PLANES
@@ -150,17 +151,12 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
 
 
 def check_editable(armature: bpy.types.Object) -> None:
-    """Linked data cannot take keys: say which datablock is linked."""
-    for idb in (armature, armature.data):
-        if idb.library is not None:
-            raise ChainError(say(msg.LINKED, name=idb.name, path=idb.library.filepath))
-        override = getattr(idb, "override_library", None)
-        if override is not None and getattr(override, "is_system_override", False):
-            raise ChainError(say(msg.SYSTEM_OVERRIDE, name=idb.name))
-    anim = armature.animation_data
-    if anim is not None and anim.action is not None and anim.action.library is not None:
-        raise ChainError(say(msg.LINKED_ACTION, action=anim.action.name, armature=armature.name,
-                             path=anim.action.library.filepath))
+    """The armature object must be local or an editable library override (its armature data may stay linked:
+    nothing is written there). A linked action is fine: the keys go into a local copy
+    (:func:`linked_data.ensure_local_action`)."""
+    problem = linked_data.editing_problem(armature)
+    if problem is not None:
+        raise ChainError(problem)
 
 
 def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:

@@ -114,6 +114,7 @@ ZH: dict[str, str] = {
     "Mean Error": "平均误差",
     "Limited Frames": "受限帧数",
     "Frames of the last bake where a joint limit acted": "上次烘焙中关节限制起作用的帧数",
+    "Baked Channels": "已烘焙通道",
     "Active Chain": "活动链",
     "Plane": "平面",
     "The 2D plane the rig is drawn in; bones rotate about its normal": "绑定所在的二维平面；骨骼绕其法线旋转",
@@ -237,12 +238,18 @@ ZH: dict[str, str] = {
         "'{bone}' 的尾部",
     "the head of '{bone}'":
         "'{bone}' 的头部",
-    "'{name}' is linked from '{path}' and cannot be keyed; make it local or a library override first":
-        "'{name}' 链接自 '{path}'，无法插入关键帧；请先将其本地化或建立库覆盖",
-    "'{name}' is a system library override and cannot be edited; make it editable first":
-        "'{name}' 是系统库覆盖，无法编辑；请先使其可编辑",
-    "the action '{action}' of '{armature}' is linked from '{path}'; make it local before baking":
-        "'{armature}' 的动作 '{action}' 链接自 '{path}'；烘焙前请先将其本地化",
+    "'{name}' is linked from a library and not overridden, so it cannot be changed: select it, Object > "
+    "Library Override > Make (library '{path}')":
+        "'{name}' 链接自库文件且没有库覆盖，无法修改：选中它，物体 > 库覆盖 > 创建（库文件 '{path}'）",
+    "'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
+    "Make (library '{path}')":
+        "'{name}' 是系统库覆盖，尚不可编辑：选中它，物体 > 库覆盖 > 创建（库文件 '{path}'）",
+    "The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy '{copy}', "
+    "which '{owner}' now plays (later edits of the library's action do not reach it)":
+        "'{owner}' 的动作 '{action}' 链接自 '{path}'：关键帧写入了它的本地副本 '{copy}'，"
+        "'{owner}' 现在播放该副本（之后对库中动作的修改不会再传到这里）",
+    "'{owner}' is a library override without an action: the keys went into its new local action '{action}'":
+        "'{owner}' 是没有动作的库覆盖：关键帧写入了它新建的本地动作 '{action}'",
     '{label} has no target object (it was never set or has been deleted)':
         '{label} 没有目标物体（从未设置或已被删除）',
     "{label}: the target is the armature '{armature}' itself; pick an Empty":
@@ -318,8 +325,6 @@ ZH: dict[str, str] = {
         '请切换到姿态模式',
     'Switch to Pose or Object Mode (the armature is in {mode} Mode)':
         '请切换到姿态模式或物体模式（骨架当前处于 {mode} 模式）',
-    "'{name}' is linked from a library and cannot be changed":
-        "'{name}' 链接自库文件，无法修改",
     "Armature '{armature}' has no active Soft IK chain (add one, or pick one in the list)":
         "骨架 '{armature}' 没有活动的软 IK 链（请添加一条，或在列表中选择一条）",
     'Make the lower bone of the chain (forearm, shin) the active bone':
@@ -336,6 +341,9 @@ ZH: dict[str, str] = {
         "已添加链 '{chain}'（{bones}），目标为 '{target}'",
     "Removed chain '{chain}'":
         "已移除链 '{chain}'",
+    "Chain '{chain}' of '{armature}' comes from the rig's library file and cannot be removed in a library "
+    "override; remove it in the library file":
+        "'{armature}' 的链 '{chain}' 来自绑定的库文件，无法在库覆盖中删除；请在库文件中删除它",
     'No selected armature has Soft IK chains (add one with Add Soft IK Chain)':
         '选中的骨架都没有软 IK 链（请用“添加软 IK 链”添加）',
     'Solved {count} chain(s) at frame {frame}; largest error {error:.6g}':

@@ -21,7 +21,9 @@ def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: st
     empty = bpy.data.objects.new(f"{bone}_target", None)
     empty.empty_display_type = "SPHERE"
     empty.empty_display_size = max(size, 1e-3)
-    collection = armature.users_collection[0] if armature.users_collection else context.scene.collection
+    # A linked or overridden collection (the rig's, on a library override) takes no new objects.
+    collection = next((c for c in armature.users_collection if c.library is None and c.override_library is None),
+                      context.scene.collection)
     collection.objects.link(empty)
     empty.location = armature.matrix_world @ pb.tail
     return empty
@@ -159,7 +161,12 @@ class POSE_OT_soft_ik_remove_chain(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = context.active_object.soft_ik_2d
         name = settings.chains[settings.active_chain_index].name
-        settings.chains.remove(settings.active_chain_index)
+        try:
+            settings.chains.remove(settings.active_chain_index)
+        except TypeError:
+            # On a library override, a chain authored in the library cannot be removed (Blender refuses).
+            self.report({"ERROR"}, say(msg.CHAIN_FROM_LIBRARY, chain=name, armature=context.active_object.name))
+            return {"CANCELLED"}
         settings.active_chain_index = min(settings.active_chain_index, len(settings.chains) - 1)
         self.report({"INFO"}, say(msg.REMOVED_CHAIN, chain=name))
         return {"FINISHED"}

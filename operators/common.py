@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from .. import linked_data
 from .. import messages as msg
 from ..messages import say
 
@@ -19,8 +20,9 @@ def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = Fa
         cls.poll_message_set(say(msg.POLL_POSE_MODE) if pose_only else
                              say(msg.POLL_WRONG_MODE, mode=obj.mode.title()))
         return False
-    if obj.library is not None or obj.data.library is not None:
-        cls.poll_message_set(say(msg.POLL_LINKED, name=obj.name))
+    problem = linked_data.editing_problem(obj)
+    if problem is not None:
+        cls.poll_message_set(problem)
         return False
     return True
 

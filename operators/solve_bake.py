@@ -7,10 +7,11 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from .. import bake, posing
+from .. import bake, linked_data, posing
 from .. import messages as msg
 from ..batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..messages import say
+from ..rig import ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
 
@@ -28,6 +29,23 @@ def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active
         op.report({"ERROR"}, batch.report(refused))
         return None
     return batch
+
+
+def _local_actions(op: bpy.types.Operator, armatures: list[bpy.types.Object], *, create: bool = True) -> None:
+    """Before the first key is written: keys never go into linked data (a library override's linked action
+    gets a local copy, see :mod:`linked_data`); say so when an action was made."""
+    for arm in armatures:
+        note = linked_data.ensure_local_action(arm, create=create)
+        if note is not None:
+            op.report({"INFO"}, note)
+
+
+def _armatures_of(rigs: list[ChainRig]) -> list[bpy.types.Object]:
+    out: list[bpy.types.Object] = []
+    for rig in rigs:
+        if rig.armature not in out:
+            out.append(rig.armature)
+    return out
 
 
 class POSE_OT_soft_ik_solve(bpy.types.Operator):
@@ -53,6 +71,8 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         if not batch.rigs:
             self.report({"ERROR"}, batch.report(msg.BATCH_NOT_SOLVED))
             return {"CANCELLED"}
+        if self.insert_keys:
+            _local_actions(self, _armatures_of(batch.rigs))
         for rig, sol in zip(batch.rigs, solutions, strict=True):
             if self.insert_keys:
                 bake.write_solution(rig, sol, frame, frame)
@@ -109,6 +129,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 return {"CANCELLED"}
             rigs = batch.rigs
             progress.step()
+            _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
             reports = []
             for rig, sol in zip(rigs, solutions, strict=True):
@@ -144,6 +165,8 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[str]:
         touched = 0
         for arm, chains in selection_of(context, chains_with(selected_armatures(context)), self.only_active_chain):
+            if any(chain.has_bake for chain in chains):
+                _local_actions(self, [arm], create=False)
             touched += bake.clear_bake(arm, chains)
         if touched == 0:
             self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from .. import linked_data
 from .. import messages as msg
 from ..messages import say
 from ..rig import ChainError, chain_bone_names, declared_parent, dependency_on_chain, moved_bones, space_mismatch
@@ -23,9 +24,13 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if not active_chain_poll(cls, context):
             return False
         settings = context.active_object.soft_ik_2d
-        chain = settings.chains[settings.active_chain_index]
-        if chain.target is None:
-            cls.poll_message_set(say(msg.POLL_NO_TARGET, chain=chain.name))
+        target = settings.chains[settings.active_chain_index].target
+        if target is None:
+            cls.poll_message_set(say(msg.POLL_NO_TARGET, chain=settings.chains[settings.active_chain_index].name))
+            return False
+        problem = linked_data.editing_problem(target)
+        if problem is not None:
+            cls.poll_message_set(problem)
             return False
         return True
 
@@ -55,6 +60,13 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
                 self.report({"ERROR"}, say(msg.SPACE_IN_CHAIN, chain=chain.name, space=chain.target_space,
                                            bone=found[0], path=found[1]))
                 return {"CANCELLED"}
+        problem = linked_data.editing_problem(chain.target)
+        if problem is not None:
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
+        note = linked_data.ensure_local_action(chain.target, create=False)  # its converted keys must be saved
+        if note is not None:
+            self.report({"INFO"}, note)
         count = reparent_keep_motion(context, chain.target, parent, bone)
         self.report({"INFO"}, say(msg.REPARENTED, target=chain.target.name, space=chain.target_space, count=count))
         return {"FINISHED"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bpy
 from bpy.app.translations import pgettext_iface as iface_
 
+from .. import linked_data
 from ..rig import space_mismatch
 from . import texts
 from .status import format_length, frame_status
@@ -72,6 +73,12 @@ class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         settings = context.active_object.soft_ik_2d
+        problem = linked_data.editing_problem(context.active_object)
+        if problem is not None:
+            # Why every button is greyed out, and the menu entry that fixes it (also the operators' poll message).
+            box = layout.box()
+            for line in problem.split(": ", 1):
+                box.label(text=line, icon="LIBRARY_DATA_OVERRIDE_NONEDITABLE", translate=False)
         layout.prop(settings, "plane")
         row = layout.row(align=True)
         row.prop(settings, "live_preview", toggle=True, icon="PLAY")
