@@ -110,7 +110,7 @@ def compare_plot(data: dict, work: Path, path: Path) -> None:
         shown = sc["shown"]
         frames = np.array(sc["frames"])
         gs = sf.add_gridspec(2, len(shown) + 1, width_ratios=[1] * len(shown) + [1.75], wspace=0.06, hspace=0.12,
-                             left=0.07, right=0.94, top=0.86, bottom=0.07)
+                             left=0.07, right=0.94, top=0.83, bottom=0.07)
         sf.suptitle(f"{sc['title']}: same rig, same target path", fontsize=15, fontweight="bold", y=0.985)
         sf.text(0.5, 0.935, textwrap.fill(sc["note"], 150), ha="center", va="top", fontsize=10.5, color="0.25")
         for row, (key, label, color) in enumerate((("blender", "Blender's IK\nconstraint", BLENDER),
@@ -148,7 +148,7 @@ def compare_plot(data: dict, work: Path, path: Path) -> None:
         ax.yaxis.set_label_position("right")
         ax.yaxis.tick_right()
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=9, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False)
+        ax.legend(fontsize=9, loc="best", framealpha=0.9)
     fig.savefig(path)
     plt.close(fig)
 
