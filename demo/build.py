@@ -71,14 +71,15 @@ def build_armature(scene: bpy.types.Scene) -> bpy.types.Object:
 
 
 def animate_body(arm: bpy.types.Object) -> None:
-    """Walk along +X with a bob, and sway the chest (an animated parent of both arms)."""
+    """Walk along +X with a bob (hips highest when a leg is under them, lowest when the feet are apart), and
+    sway the chest (an animated parent of both arms)."""
     start, end = FRAMES
     chest = arm.pose.bones["Chest"]
     chest.rotation_mode = "QUATERNION"
     axis = arm.data.bones["Chest"].matrix_local.to_3x3().transposed() @ NORMAL
     for f in range(start, end + 1, 5):
         t = (f - start) / (end - start)
-        _key(arm, "location", f, (2.0 * t, 0.0, -0.09 + 0.02 * math.cos(8 * math.pi * t)))
+        _key(arm, "location", f, (2.0 * t, 0.0, -0.06 - 0.025 * math.cos(8 * math.pi * t)))
         _key(arm, 'pose.bones["Chest"].rotation_quaternion', f, Quaternion(axis, 0.12 * math.sin(2 * math.pi * t)))
 
 
