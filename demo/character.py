@@ -204,6 +204,20 @@ def render_setup(scene: bpy.types.Scene, size: tuple[int, int] = (640, 360)) -> 
     scene.world.color = _linear(SKY)[:3]
 
 
+def viewport_setup() -> None:
+    """So the saved file opens ready to play: every 3D view looks through the camera with the render's flat
+    colours. (Editors are left as they are: headless, an area's type cannot be changed reliably.)"""
+    for screen in bpy.data.screens:
+        for area in screen.areas:
+            if area.type == "VIEW_3D":
+                space = area.spaces.active
+                space.region_3d.view_perspective = "CAMERA"
+                space.shading.type = "SOLID"
+                space.shading.light = "FLAT"
+                space.shading.color_type = "MATERIAL"
+                space.shading.show_object_outline = True
+
+
 def dress_scene(scene: bpy.types.Scene, arm: bpy.types.Object, door: bpy.types.Object) -> None:
     """Everything the demo file needs around the rig: pieces, door panel, ground, camera, render settings."""
     dress(arm)
@@ -211,6 +225,7 @@ def dress_scene(scene: bpy.types.Scene, arm: bpy.types.Object, door: bpy.types.O
     ground()
     camera(scene)
     render_setup(scene)
+    viewport_setup()
 
 
 def render_frame(scene: bpy.types.Scene, frame: int, path: str) -> None:
