@@ -26,6 +26,7 @@ SOFTNESS = 0.1
 SPRITE_FRONT, SPRITE_BACK = (0.17, 0.45, 0.82), (0.62, 0.62, 0.62)
 SOFT_COLOR, BLENDER_COLOR = (0.17, 0.45, 0.82), (0.85, 0.35, 0.15)
 TARGET_COLOR, RING_COLOR, POLE_COLOR = (0.85, 0.1, 0.15), (0.72, 0.74, 0.78), (0.1, 0.6, 0.25)
+BODY_COLOR = (0.80, 0.82, 0.87)
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,14 @@ def _pole(rig: rigs.ArmRig, target: bpy.types.Object, frames: list[int],
     return pole
 
 
+def _body(shoulder: tuple[float, float], collection: bpy.types.Collection) -> None:
+    """A static torso and head behind the shoulder, so the arm reads as a character's."""
+    x, z = shoulder
+    character.flat_piece("Torso", character.capsule((x - 0.12, z - 0.1), (x - 0.2, z - 1.7), 0.3, 0.3),
+                         0.3, BODY_COLOR, collection)
+    character.flat_piece("Head", character.ellipse((x - 0.14, z + 0.55), 0.26, 0.3), 0.3, BODY_COLOR, collection)
+
+
 def _ring(center: tuple[float, float], radius: float, collection: bpy.types.Collection) -> None:
     """A thin grey circle at full reach."""
     mesh = bpy.data.meshes.new("Reach")
@@ -182,6 +191,7 @@ def run_scenario(sc: Scenario, out_dir: Path, size: int = 300) -> dict[str, obje
     if pole is not None:
         _pole_marker(pole, shared)
     _ring((float(shoulder[0]), float(shoulder[2])), ours.length, shared)
+    _body((float(shoulder[0]), float(shoulder[2])), shared)
     per_rig: dict[str, bpy.types.Collection] = {}
     for rig in (ours, theirs):
         coll = bpy.data.collections.new(rig.armature.name)

@@ -112,7 +112,7 @@ def compare_plot(data: dict, work: Path, path: Path) -> None:
         gs = sf.add_gridspec(2, len(shown) + 1, width_ratios=[1] * len(shown) + [1.75], wspace=0.06, hspace=0.12,
                              left=0.07, right=0.94, top=0.83, bottom=0.07)
         sf.suptitle(f"{sc['title']}: same rig, same target path", fontsize=15, fontweight="bold", y=0.985)
-        sf.text(0.5, 0.935, textwrap.fill(sc["note"], 150), ha="center", va="top", fontsize=10.5, color="0.25")
+        sf.text(0.5, 0.935, textwrap.fill(sc["note"], 165), ha="center", va="top", fontsize=10.5, color="0.25")
         for row, (key, label, color) in enumerate((("blender", "Blender's IK\nconstraint", BLENDER),
                                                    ("soft", "Soft IK 2D", SOFT))):
             for col, f in enumerate(shown):
@@ -125,7 +125,7 @@ def compare_plot(data: dict, work: Path, path: Path) -> None:
                     spine.set_linewidth(2)
                 i = int(np.where(frames == f)[0][0])
                 text, tcolor = _cell_note(sc, key, i)
-                ax.text(0.03, 0.04, text, transform=ax.transAxes, fontsize=9.5, color=tcolor,
+                ax.text(0.03, 0.04, text, transform=ax.transAxes, fontsize=8.8, color=tcolor,
                         fontweight="bold", bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1.5})
                 if row == 0:
                     reach = sc["soft"]["reach"][i]
