@@ -60,7 +60,7 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         frame = context.scene.frame_current
         try:
             solutions = bake.solve_chains(context, rigs, np.array([float(frame)]))
-        except ValueError as err:
+        except (ValueError, ChainError) as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         for rig, sol in zip(rigs, solutions, strict=True):
@@ -113,7 +113,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
             try:
                 solutions = bake.solve_chains(context, rigs, frames)
-            except ValueError as err:
+            except (ValueError, ChainError) as err:
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
             progress.step()
@@ -149,11 +149,17 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         touched = 0
+        kept: list[str] = []
         for arm in chains_with(selected_armatures(context)):
             chains = _chains_of(arm, self.only_active_chain and arm == context.active_object)
-            touched += bake.clear_bake(arm, chains)
+            result = bake.clear_bakes(arm, chains)
+            touched += result.touched
+            kept += result.messages
+        for message in kept:
+            self.report({"WARNING"}, message)
         if touched == 0:
-            self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
+            if not kept:
+                self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
             return {"CANCELLED"}
         self.report({"INFO"}, say(msg.CLEARED, count=touched))
         return {"FINISHED"}
