@@ -33,6 +33,7 @@ RECORDS = "_soft_ik_2d_bakes"  # on an action: {"<chain uid>:<slot handle>": rec
 BONE_TAG = "_soft_ik_2d_bone"  # on a pose bone: a tag that survives renames
 CHAIN_UID = "_soft_ik_2d_uid"  # on a chain
 CHAIN_TAGS = "_soft_ik_2d_tags"  # on a chain: "<upper bone tag>\t<lower bone tag>"
+CHAIN_NAMES = "_soft_ik_2d_names"  # on a chain: "<upper>\t<lower>", the bone names the tags were given under
 
 
 @dataclass
@@ -85,16 +86,18 @@ def _resolve(by_tag: dict[str, list[str]], tag: str, name: str) -> str:
 
 
 def follow_renames(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
-    """Point the chain at its bones again after they were renamed (found by their tags)."""
-    tags = str(chain.get(CHAIN_TAGS, ""))
-    if "\t" not in tags:
+    """Point the chain at its bones again after they were renamed (found by their tags). A bone name the user
+    set on the chain since the bake is the user's choice and stays."""
+    tags, names = str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t")
+    if len(tags) != 2 or len(names) != 2:
         return
     by_tag = _bones_by_tag(armature)
-    for attr, tag in zip(("upper_bone", "lower_bone"), tags.split("\t"), strict=True):
-        current = getattr(chain, attr)
-        found = by_tag.get(tag, [])
-        if len(found) == 1 and found[0] != current:
+    for i, attr in enumerate(("upper_bone", "lower_bone")):
+        found = by_tag.get(tags[i], [])
+        if getattr(chain, attr) == names[i] and len(found) == 1 and found[0] != names[i]:
             setattr(chain, attr, found[0])
+            names[i] = found[0]
+    chain[CHAIN_NAMES] = "\t".join(names)
 
 
 def _key(uid: str, handle: int) -> str:
@@ -148,6 +151,7 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     bones = [chain.upper_bone, chain.lower_bone]
     if all(name in armature.pose.bones for name in bones):
         chain[CHAIN_TAGS] = "\t".join(_bone_tag(armature, name, by_tag) for name in bones)
+        chain[CHAIN_NAMES] = "\t".join(bones)
     if RECORDS not in action:
         action[RECORDS] = {}
     records = action[RECORDS]
