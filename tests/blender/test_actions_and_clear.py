@@ -352,3 +352,22 @@ def test_active_action_over_nla_strips_bakes_and_clears(empty_file: bpy.types.Sc
     assert clear() == {"FINISHED"}
     assert_same(before, {k: v for k, v in all_actions().items() if k[0] != anim.action.name})
 
+
+
+def test_records_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_path: object) -> None:
+    rig, _target, _chain = setup()
+    before = all_actions()
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
+    assert rigs.bake(rig, 10, 30) == {"FINISHED"}
+    path = str(tmp_path / "records.blend")  # type: ignore[operator]
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.wm.open_mainfile(filepath=path) == {"FINISHED"}
+    assert harness.is_enabled()
+    arm = bpy.data.objects["Rig"]
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    arm.data.bones["Upper"].name = "Arm.Up"  # and a rename after reopening
+    assert clear() == {"FINISHED"}
+    arm.data.bones["Arm.Up"].name = "Upper"
+    assert_same(before, all_actions())
