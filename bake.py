@@ -201,7 +201,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
 
     for j, name in enumerate(rig.bone_names):
         pb = pose[name]
-        previous = _previous_rotation(obj, name, pb.rotation_mode, start)
+        previous = _previous_rotation(obj, name, pb.rotation_mode, start_t)
         prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
         put(name, prop, values)
     upper = rig.bone_names[0]
@@ -280,7 +280,7 @@ def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int,
     return 1
 
 
-def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: int) -> np.ndarray | None:
+def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
     """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
     prop, size = rotation_property(mode)
     curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
