@@ -406,17 +406,19 @@ def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None 
     co = np.asarray(co, dtype=np.float32).reshape(-1, 2)
     if len(co) == 0 or len(fcurve.keyframe_points) == 0:
         return 0
-    keys = read_keys(fcurve)
-    have = keys["co"]
+    have = read_keys_attribute(fcurve, "co")
     # Exact float32 matches: every key is compared with the wanted key at its own frame.
     order = np.argsort(co[:, 0], kind="stable")
     wanted = co[order]
     pos = np.clip(np.searchsorted(wanted[:, 0], have[:, 0]), 0, len(wanted) - 1)
     match = (wanted[pos, 0] == have[:, 0]) & (wanted[pos, 1] == have[:, 1])
     if interpolation is not None:
-        match &= keys["interpolation"] == _enum_value("interpolation", interpolation)
+        match &= read_keys_attribute(fcurve, "interpolation") == _enum_value("interpolation", interpolation)
     removed = int(np.count_nonzero(match))
-    if removed:
+    if removed == len(have):
+        fcurve.keyframe_points.clear()  # the common case: nothing else to keep, no attribute to read
+    elif removed:
+        keys = read_keys(fcurve)
         kept = {name: values[~match] for name, values in keys.items()}
         empty = {name: values[:0] for name, values in keys.items()}
         _rebuild(fcurve, kept, np.empty((0, 2), dtype=np.float32), 0, empty)

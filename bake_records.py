@@ -174,9 +174,12 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
                               "interpolation": w.interpolation, "co": np.zeros(0, dtype=np.float32)}
         channel = channels[ckey]
         channel["bone"], channel["interpolation"] = w.bone, w.interpolation
-        kept = _outside(_co(channel), start, end)
-        merged = np.concatenate([kept, np.asarray(w.co, dtype=np.float32).reshape(-1, 2)])
-        _set_co(channel, merged[np.argsort(merged[:, 0], kind="stable")])
+        old = _co(channel)
+        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
+        if len(old):
+            frames = old[:, 0]
+            new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
+        _set_co(channel, new)
     for ckey in [k for k, channel in channels.items() if len(channel["co"]) == 0]:
         del channels[ckey]
 
