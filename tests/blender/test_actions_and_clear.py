@@ -276,21 +276,25 @@ def nla_rig() -> tuple[rigs.ArmRig, bpy.types.Object, bpy.types.NlaStrip]:
     return rig, target, strip
 
 
-def test_nla_tweak_mode_keys_land_in_strip_time(empty_file: bpy.types.Scene) -> None:
+@pytest.mark.parametrize("repeat", [0, 1], ids=["first repeat", "second repeat"])
+def test_nla_tweak_mode_keys_land_in_strip_time(empty_file: bpy.types.Scene, repeat: int) -> None:
+    """One repeat of the strip is baked (the keys then play in every repeat); truth is the playback of it."""
     rig, target, strip = nla_rig()
     assert (strip.frame_start, strip.frame_end) == (STRIP_START, STRIP_START + 20 * SCALE * REPEAT)
-    assert rigs.bake(rig, REPEAT_FRAMES[0], REPEAT_FRAMES[-1]) == {"FINISHED"}
+    baked = [f + 30 * repeat for f in REPEAT_FRAMES]
+    assert rigs.bake(rig, baked[0], baked[-1]) == {"FINISHED"}
 
     scene = bpy.context.scene
     world_length = rig.length * rig.world_scale
     lower = rig.armature.pose.bones[rig.lower]
-    ev = rigs.evaluate(rig, target, REPEAT_FRAMES)
+    ev = rigs.evaluate(rig, target, baked)
     miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
     # In tweak mode Blender does not write animated custom properties back to the pose bone: the error curve
     # is read at the strip time Blender maps each scene frame to.
     fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
     anim = rig.armature.animation_data
-    keyed = [fc.evaluate(anim.nla_tweak_strip_time_to_scene(f, invert=True)) for f in REPEAT_FRAMES]
+    # (Blender's own inverse mapping does not wrap repeats: map the frame's place in the first repeat.)
+    keyed = [fc.evaluate(anim.nla_tweak_strip_time_to_scene(f - 30 * repeat, invert=True)) for f in baked]
     np.testing.assert_allclose(keyed, miss, atol=1e-4 * world_length)
     assert miss.max() > 0.05 * world_length, "the test needs unreachable frames"
     # Reachable frames are reached: the pose is the solver's, not the rest pose the strip held before.
@@ -302,12 +306,12 @@ def test_nla_tweak_mode_keys_land_in_strip_time(empty_file: bpy.types.Scene) -> 
     frames = rigs.key_frames(fc)[:, 0]
     assert frames.min() >= ACTION_RANGE[0] and frames.max() <= ACTION_RANGE[1]
 
-    # Out of tweak mode the strip plays the same keys in every repeat; the first repeat is the baked one.
+    # Out of tweak mode the strip plays the same keys in every repeat.
     anim.use_tweak_mode = False
-    after = rigs.evaluate(rig, target, REPEAT_FRAMES)
+    after = rigs.evaluate(rig, target, baked)
     np.testing.assert_allclose(after.tip_world, ev.tip_world, atol=1e-6 * world_length)
     played = []
-    for f in REPEAT_FRAMES:
+    for f in baked:
         scene.frame_set(f)
         played.append(float(lower["soft_ik_error"]))
     np.testing.assert_allclose(played, miss, atol=1e-4 * world_length)
@@ -328,6 +332,35 @@ def test_nla_tweak_mode_refuses_frames_it_cannot_key(empty_file: bpy.types.Scene
                                                      words: list[str]) -> None:
     rig, _target, _strip = nla_rig()
     assert_refused(["'Arm'", "'Rig'", *words], start, end, rig)
+
+
+def test_nla_tweak_mode_refuses_a_blending_strip(empty_file: bpy.types.Scene) -> None:
+    rig, _target, strip = nla_rig()
+    strip.blend_type = "ADD"
+    assert_refused(["'Arm'", "'Rig'", "Replace"], 12, 41, rig)
+
+
+def test_a_blended_active_action_is_refused(empty_file: bpy.types.Scene) -> None:
+    rig, _target, _chain = setup()
+    rig.armature.animation_data.action_influence = 0.5
+    assert_refused(["'RigAction'", "'Rig'", "Influence 0.5"], 1, 30, rig)
+
+
+def test_clear_keeps_the_keys_of_an_action_that_became_shared(empty_file: bpy.types.Scene) -> None:
+    rig, target, _chain = setup()
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    twin = rigs.build_arm("Twin")
+    anim = twin.armature.animation_data_create()
+    anim.action = rig.armature.animation_data.action
+    if LAYERED:
+        anim.action_slot = rig.armature.animation_data.action_slot
+    baked = all_actions()
+    frames = [1, 15, 30]
+    twin_before = rigs.evaluate(twin, target, frames)
+    rigs.enter_pose_mode(rig)
+    assert clear() == {"CANCELLED"}
+    assert_same(baked, all_actions())
+    np.testing.assert_array_equal(rigs.evaluate(twin, target, frames).tip, twin_before.tip)
 
 
 def test_active_action_over_nla_strips_bakes_and_clears(empty_file: bpy.types.Scene) -> None:
