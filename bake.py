@@ -218,6 +218,24 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
 
 
+def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
+                  start: int, end: int, interpolation: str = "LINEAR") -> None:
+    """Replace the keys of one owned channel in scene frames [start, end] after :func:`write_solution` (say, a
+    verification pass re-keying the measured error): written in the action's time like the bake's own keys and
+    recorded, so Clear removes them too. ``frames`` are scene frames; keys a linear curve does not need are
+    dropped as in the bake."""
+    obj = rig.armature
+    times = key_target.key_times(obj, np.asarray(frames, dtype=np.float64))
+    start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
+    values = np.asarray(values, dtype=np.float64)
+    needed = essential_keys(values)
+    fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), index, bone)
+    anim_keys.write_keys(fc, times[needed], values[needed], start=start_t, end=end_t, interpolation=interpolation)
+    co = np.stack([times[needed], values[needed]], axis=1).astype(np.float32)
+    bake_records.record_bake(obj, rig.chain, anim_keys.ensure_action(obj), anim_keys.slot_handle(obj),
+                             [bake_records.Written(bone, prop, index, co, interpolation)], start_t, end_t)
+
+
 def _bone_prop(path: str) -> tuple[str, str] | None:
     """(bone, property) of a pose-bone channel path written by :func:`bone_path`."""
     head, sep, rest = path.partition('pose.bones["')

@@ -134,6 +134,21 @@ def test_clear_keeps_a_key_the_user_edited(empty_file: bpy.types.Scene) -> None:
     assert_same(before, after)
 
 
+def test_keys_rewritten_after_the_bake_are_cleared_too(empty_file: bpy.types.Scene) -> None:
+    """A pass after write_solution (e.g. re-keying the measured error) goes through bake.rekey_channel."""
+    rig, _target, chain = setup()
+    before = all_actions()
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    bake = harness.package("bake")
+    (prepared,) = bake.prepare(rig.armature, [chain])
+    frames = np.arange(5, 16, dtype=np.float64)
+    bake.rekey_channel(prepared, rig.lower, "soft_ik_error", 0, frames, 0.01 * frames, 5, 15)
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
+    assert fc.evaluate(10.0) == pytest.approx(0.1)
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+
+
 def test_clear_leaves_another_assigned_action_alone(empty_file: bpy.types.Scene) -> None:
     rig, _target, chain = setup()
     arm = rig.armature
