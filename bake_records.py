@@ -69,14 +69,27 @@ def _bones_by_tag(armature: bpy.types.Object) -> dict[str, list[str]]:
     return out
 
 
-def _bone_tag(armature: bpy.types.Object, name: str, by_tag: dict[str, list[str]]) -> str:
+def _bone_tag(armature: bpy.types.Object, name: str, by_tag: dict[str, list[str]],
+              owned: set[tuple[str, str]]) -> str:
+    """The bone's tag, created if missing. Duplicating a bone copies its tag; a tag must name one bone, so a
+    shared tag stays with the bone the chain recorded under it (``owned``: (tag, name) pairs) and the copies
+    get new ones."""
     pb = armature.pose.bones[name]
-    tag = pb.get(BONE_TAG)
-    # A duplicated bone may carry a copy of the tag; a tag must name one bone.
-    if not tag or len(by_tag.get(str(tag), [])) > 1:
+    tag = str(pb.get(BONE_TAG) or "")
+    sharing = by_tag.get(tag, [])
+    if tag and len(sharing) > 1:
+        if (tag, name) in owned:
+            for other in sharing:
+                if other != name:
+                    new = armature.pose.bones[other][BONE_TAG] = uuid.uuid4().hex
+                    by_tag[new] = [other]
+            by_tag[tag] = [name]
+        else:
+            tag = ""
+    if not tag:
         tag = pb[BONE_TAG] = uuid.uuid4().hex
-        by_tag[str(tag)] = [name]
-    return str(tag)
+        by_tag[tag] = [name]
+    return tag
 
 
 def _resolve(by_tag: dict[str, list[str]], tag: str, name: str) -> str:
@@ -148,10 +161,6 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     uid = chain_uid(chain, create=True)
     assert uid is not None
     by_tag = _bones_by_tag(armature)
-    bones = [chain.upper_bone, chain.lower_bone]
-    if all(name in armature.pose.bones for name in bones):
-        chain[CHAIN_TAGS] = "\t".join(_bone_tag(armature, name, by_tag) for name in bones)
-        chain[CHAIN_NAMES] = "\t".join(bones)
     if RECORDS not in action:
         action[RECORDS] = {}
     records = action[RECORDS]
@@ -161,14 +170,21 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     record = records[key]
     record["armature"], record["chain"] = armature.name, chain.name
     channels = record["channels"]
+    owned = {(str(c["tag"]), str(c["bone"])) for c in channels.values()}
+    owned |= set(zip(str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t"),
+                     strict=False))
+    bones = [chain.upper_bone, chain.lower_bone]
+    if all(name in armature.pose.bones for name in bones):
+        chain[CHAIN_TAGS] = "\t".join(_bone_tag(armature, name, by_tag, owned) for name in bones)
+        chain[CHAIN_NAMES] = "\t".join(bones)
     for bone, prop, index in replaced:
         if bone not in armature.pose.bones:
             continue
-        ckey = _channel_key(_bone_tag(armature, bone, by_tag), prop, index)
+        ckey = _channel_key(_bone_tag(armature, bone, by_tag, owned), prop, index)
         if ckey in channels:
             _set_co(channels[ckey], _outside(_co(channels[ckey]), start, end))
     for w in written:
-        ckey = _channel_key(_bone_tag(armature, w.bone, by_tag), w.prop, w.index)
+        ckey = _channel_key(_bone_tag(armature, w.bone, by_tag, owned), w.prop, w.index)
         if ckey not in channels:
             channels[ckey] = {"tag": ckey.split("\t")[0], "bone": w.bone, "prop": w.prop, "index": w.index,
                               "interpolation": w.interpolation, "co": np.zeros(0, dtype=np.float32)}

@@ -200,6 +200,26 @@ def test_clear_follows_renamed_bones(empty_file: bpy.types.Scene, rebake: bool) 
     assert_same(before, all_actions())
 
 
+def test_duplicated_bones_do_not_take_the_chain_s_keys(empty_file: bpy.types.Scene) -> None:
+    """Duplicating bones copies their hidden tags; the chain keeps its own bones through a re-bake and a rename."""
+    rig, _target, chain = setup()
+    before = all_actions()
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="EDIT")
+    for eb in rig.armature.data.edit_bones:
+        eb.select = eb.select_head = eb.select_tail = eb.name in (rig.upper, rig.lower)
+    bpy.ops.armature.duplicate()
+    bpy.ops.object.mode_set(mode="POSE")
+    assert {f"{rig.upper}.001", f"{rig.lower}.001"} <= set(rig.armature.pose.bones.keys())
+    assert rigs.bake(rig, 20, 40) == {"FINISHED"}
+    bones = rig.armature.data.bones
+    bones[rig.upper].name, bones[rig.lower].name = "Arm.Up", "Arm.Lo"
+    assert clear() == {"FINISHED"}
+    assert (chain.upper_bone, chain.lower_bone) == ("Arm.Up", "Arm.Lo")
+    bones["Arm.Up"].name, bones["Arm.Lo"].name = rig.upper, rig.lower
+    assert_same(before, all_actions())
+
+
 def test_shared_action_is_refused_and_the_other_rig_keeps_its_animation(empty_file: bpy.types.Scene) -> None:
     rig, target, _chain = setup()
     twin = rigs.build_arm("Twin")
