@@ -161,7 +161,7 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     uid = chain_uid(chain, create=True)
     assert uid is not None
     by_tag = _bones_by_tag(armature)
-    if RECORDS not in action:
+    if action.get(RECORDS) is None:
         action[RECORDS] = {}
     records = action[RECORDS]
     key = _key(uid, handle)
@@ -203,8 +203,11 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
 def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> bool:
     """Whether any action holds a record of the chain (by uid, or by name when the chain lost its uid)."""
     uid = chain_uid(chain)
-    return any(_belongs(records[key], key, uid, chain, armature)
-               for action in bpy.data.actions if (records := action.get(RECORDS)) for key in records.keys())
+    for action in bpy.data.actions:
+        records: Any = action.get(RECORDS)
+        if records and any(_belongs(records[key], key, uid, chain, armature) for key in records.keys()):
+            return True
+    return False
 
 
 def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,
@@ -281,7 +284,7 @@ def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup])
                 result.touched += touched
                 edited += record_edited
                 del records[key]
-            if RECORDS in action and len(action[RECORDS]) == 0:
+            if len(records) == 0:
                 del action[RECORDS]
         if edited:
             result.messages.append(say(msg.CLEAR_EDITED, label=label, count=edited))
