@@ -158,7 +158,7 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     """Merge a bake into the chain's record in (action, slot): on every channel written, and every channel in
     ``replaced`` (bone, prop, index) whose keys the bake removed, the recorded keys inside [start, end]
     (action time) are replaced by ``written``; elsewhere the record keeps what earlier bakes wrote."""
-    uid = chain_uid(chain, create=True)
+    uid = chain_uid(chain) or _adopt_uid(armature, chain) or chain_uid(chain, create=True)
     assert uid is not None
     by_tag = _bones_by_tag(armature)
     if action.get(RECORDS) is None:
@@ -200,6 +200,18 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         del channels[ckey]
 
 
+def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
+    """The uid of the chain's records when the chain lost it (Blender drops add-on ID properties on a library
+    override when the file is reopened; the records on the shot's local action stay), set on the chain again."""
+    for action in bpy.data.actions:
+        records: Any = action.get(RECORDS)
+        for key in (records or {}).keys():
+            if _belongs(records[key], key, None, chain, armature):
+                uid = chain[CHAIN_UID] = key.rpartition(":")[0]
+                return str(uid)
+    return None
+
+
 def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> bool:
     """Whether any action holds a record of the chain (by uid, or by name when the chain lost its uid)."""
     uid = chain_uid(chain)
@@ -212,9 +224,9 @@ def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> b
 
 def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,
              armature: bpy.types.Object) -> bool:
-    if uid is not None:
-        return key.startswith(uid + ":")
-    # A chain whose hidden uid was lost (e.g. not kept by an override) still finds its record by name.
+    if uid is not None and key.startswith(uid + ":"):
+        return True
+    # A chain whose hidden uid was lost (an override reopened) still finds its records by name.
     return str(record.get("chain")) == chain.name and str(record.get("armature")) == armature.name
 
 

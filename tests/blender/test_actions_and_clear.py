@@ -149,6 +149,22 @@ def test_keys_rewritten_after_the_bake_are_cleared_too(empty_file: bpy.types.Sce
     assert_same(before, all_actions())
 
 
+def test_a_chain_that_lost_its_hidden_properties_still_clears(empty_file: bpy.types.Scene) -> None:
+    """Blender drops add-on ID properties of a library override on reopening (the chain's uid, the bone tags);
+    the records on the action are found by chain and armature name, and a re-bake adds to them."""
+    rig, _target, chain = setup()
+    before = all_actions()
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    for key in [k for k in chain.keys() if k.startswith("_soft_ik_2d")]:
+        del chain[key]
+    for pb in rig.armature.pose.bones:
+        if "_soft_ik_2d_bone" in pb:
+            del pb["_soft_ik_2d_bone"]
+    assert rigs.bake(rig, 20, 40) == {"FINISHED"}
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+
+
 def test_clear_leaves_another_assigned_action_alone(empty_file: bpy.types.Scene) -> None:
     rig, _target, chain = setup()
     arm = rig.armature
