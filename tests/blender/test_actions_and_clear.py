@@ -115,6 +115,18 @@ def test_overlapping_and_adjacent_bakes_then_clear_restore_every_action(empty_fi
     assert clear() == {"CANCELLED"}
 
 
+def test_keys_inserted_by_solve_are_cleared_with_the_bakes(empty_file: bpy.types.Scene) -> None:
+    rig, _target, _chain = setup()
+    before = all_actions()
+    assert rigs.bake(rig, 1, 10) == {"FINISHED"}
+    bpy.context.scene.frame_set(25)
+    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "rotation_quaternion"), 0)
+    assert 25.0 in set(rigs.key_frames(fc)[:, 0])
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+
+
 def test_clear_keeps_a_key_the_user_edited(empty_file: bpy.types.Scene) -> None:
     rig, _target, _chain = setup()
     before = all_actions()
