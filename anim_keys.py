@@ -326,3 +326,100 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
     if remove_empty and len(fcurve.keyframe_points) == 0:
         remove_fcurve(fcurve)
     return removed
+
+
+# --- which action and slot an ID plays, and who else plays it ---------------------------------------------------
+
+
+def slot_handle(id_block: bpy.types.ID) -> int:
+    """The handle of the slot ``id_block`` plays in its action (4.4+); 0 for legacy actions, -1 without a slot.
+
+    Handles, unlike slot names, stay the same when a slot is renamed; (action, handle) names what a key
+    written through :func:`ensure_fcurve` animates.
+    """
+    if not LAYERED_ACTIONS:
+        return 0
+    anim = id_block.animation_data
+    slot = None if anim is None else anim.action_slot
+    return -1 if slot is None else int(slot.handle)
+
+
+def played_slots(id_block: bpy.types.ID) -> list[tuple[bpy.types.Action, int]]:
+    """Every (action, slot handle) ``id_block`` plays: its active action (in NLA tweak mode the tweaked
+    strip's, and the active action kept aside meanwhile) and the actions of its NLA strips."""
+    anim = id_block.animation_data
+    if anim is None:
+        return []
+    out: list[tuple[bpy.types.Action, int]] = []
+
+    def add(action: bpy.types.Action | None, handle: int) -> None:
+        if action is not None and (action, handle) not in out:
+            out.append((action, handle))
+
+    add(anim.action, slot_handle(id_block))
+    if anim.use_tweak_mode:
+        add(anim.action_tweak_storage, int(anim.action_slot_handle_tweak_storage) if LAYERED_ACTIONS else 0)
+    for track in anim.nla_tracks:
+        for strip in _all_strips(track.strips):
+            if strip.action is not None:
+                add(strip.action, int(strip.action_slot_handle) if LAYERED_ACTIONS else 0)
+    return out
+
+
+def _all_strips(strips: Any) -> Iterator[Any]:
+    for strip in strips:
+        yield strip
+        yield from _all_strips(strip.strips)  # meta strips hold strips of their own
+
+
+def other_players(action: bpy.types.Action, handle: int, id_block: bpy.types.ID) -> list[bpy.types.ID]:
+    """The IDs other than ``id_block`` that play slot ``handle`` of ``action`` (as active action or in an
+    NLA strip): keys changed there change their animation too. A fake user or an add-on's reference to the
+    action is not playing it; on 4.4+ another slot of the same action is another animation."""
+    users = bpy.data.user_map(subset=[action]).get(action, set())
+    return sorted((user for user in users if user != id_block and getattr(user, "animation_data", None) is not None
+                   and (action, handle) in played_slots(user)), key=lambda user: user.name)
+
+
+def find_fcurve_in(action: bpy.types.Action, handle: int, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
+    """The F-curve for ``data_path[index]`` in slot ``handle`` of ``action`` (whoever plays it), or None."""
+    if not LAYERED_ACTIONS:
+        return action.fcurves.find(data_path, index=index)
+    slot = next((s for s in action.slots if s.handle == handle), None)
+    if slot is None:
+        return None
+    for layer in action.layers:
+        for strip in layer.strips:
+            if strip.type != "KEYFRAME":
+                continue
+            bag = strip.channelbag(slot)
+            fcurve = None if bag is None else bag.fcurves.find(data_path, index=index)
+            if fcurve is not None:
+                return fcurve
+    return None
+
+
+def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None = None) -> int:
+    """Remove the keys of ``fcurve`` that sit exactly at one of the (frame, value) pairs ``co`` (float32, as
+    stored) and, when given, have that interpolation; returns how many. Every other key keeps every attribute
+    bit for bit, so a key moved or edited since it was written stays."""
+    co = np.asarray(co, dtype=np.float32).reshape(-1, 2)
+    if len(co) == 0 or len(fcurve.keyframe_points) == 0:
+        return 0
+    have = read_keys_attribute(fcurve, "co")
+    # Exact float32 matches: every key is compared with the wanted key at its own frame.
+    order = np.argsort(co[:, 0], kind="stable")
+    wanted = co[order]
+    pos = np.clip(np.searchsorted(wanted[:, 0], have[:, 0]), 0, len(wanted) - 1)
+    match = (wanted[pos, 0] == have[:, 0]) & (wanted[pos, 1] == have[:, 1])
+    if interpolation is not None:
+        match &= read_keys_attribute(fcurve, "interpolation") == _enum_value("interpolation", interpolation)
+    removed = int(np.count_nonzero(match))
+    if removed == len(have):
+        fcurve.keyframe_points.clear()  # the common case: nothing else to keep, no attribute to read
+    elif removed:
+        keys = read_keys(fcurve)
+        kept = {name: values[~match] for name, values in keys.items()}
+        empty = {name: values[:0] for name, values in keys.items()}
+        _rebuild(fcurve, kept, np.empty((0, 2), dtype=np.float32), 0, empty)
+    return removed

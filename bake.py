@@ -13,7 +13,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import anim_keys, linked_data, sampling
+from . import anim_keys, bake_records, key_target, linked_data, sampling
 from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .messages import say
@@ -60,9 +60,11 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
     """Read and check every chain; raises :class:`ChainError` before anything is changed. Chains of the
     armature that are not in ``chains`` matter only when they share a bone with one that is."""
     check_editable(armature)
+    key_target.check_armature(armature)
     check_shared_bones(armature, chains)
     rigs = []
     for chain in chains:
+        bake_records.follow_renames(armature, chain)
         rig = read_chain(armature, chain)
         check_target(armature, chain)
         mismatch = space_mismatch(armature, chain)
@@ -123,6 +125,9 @@ def upper_location(rig: ChainRig, frames: np.ndarray) -> np.ndarray | None:
 
 
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
+    # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
+    for armature in {rig.armature for rig in rigs}:
+        key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
     return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
@@ -176,24 +181,28 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
-    frames = sol.frames[keep]
+    # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
+    frames = key_target.key_times(obj, sol.frames)[keep]
+    start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
     channels = owned_channels(rig)
-    # Channels a previous bake owned but this one does not (e.g. the strategy changed): clear them in range
-    # too, or stale scale/location keys would keep acting.
-    for path, index in set(recorded_channels(rig.chain)) - set(channels):
-        _remove_owned_keys(obj, path, index, start, end)
+    action = anim_keys.ensure_action(obj)
+    handle = anim_keys.slot_handle(obj)
+    replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
+    written: list[bake_records.Written] = []
 
     def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
         values = values.reshape(len(sol.frames), -1)[keep]
         for i in range(values.shape[1]):
             fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
             needed = essential_keys(values[:, i])
-            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start, end=end,
+            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start_t, end=end_t,
                                  interpolation=interpolation)
+            co = np.stack([frames[needed], values[needed, i]], axis=1).astype(np.float32)
+            written.append(bake_records.Written(bone, prop, i, co, interpolation))
 
     for j, name in enumerate(rig.bone_names):
         pb = pose[name]
-        previous = _previous_rotation(obj, name, pb.rotation_mode, start)
+        previous = _previous_rotation(obj, name, pb.rotation_mode, start_t)
         prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
         put(name, prop, values)
     upper = rig.bone_names[0]
@@ -207,6 +216,65 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     put(lower.name, ERROR_PROP, sol.error)
     put(lower.name, FLAGS_PROP, sol.flags.astype(np.float64), "CONSTANT")
     _record_owned(rig.chain, channels)
+    bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
+
+
+def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
+                  start: int, end: int, interpolation: str = "LINEAR") -> None:
+    """Replace the keys of one owned channel in scene frames [start, end] after :func:`write_solution` (say, a
+    verification pass re-keying the measured error): written in the action's time like the bake's own keys and
+    recorded, so Clear removes them too. ``frames`` are scene frames; keys a linear curve does not need are
+    dropped as in the bake."""
+    obj = rig.armature
+    times = key_target.key_times(obj, np.asarray(frames, dtype=np.float64))
+    start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
+    values = np.asarray(values, dtype=np.float64)
+    needed = essential_keys(values)
+    fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), index, bone)
+    anim_keys.write_keys(fc, times[needed], values[needed], start=start_t, end=end_t, interpolation=interpolation)
+    co = np.stack([times[needed], values[needed]], axis=1).astype(np.float32)
+    bake_records.record_bake(obj, rig.chain, anim_keys.ensure_action(obj), anim_keys.slot_handle(obj),
+                             [bake_records.Written(bone, prop, index, co, interpolation)], start_t, end_t)
+
+
+def _bone_prop(path: str) -> tuple[str, str] | None:
+    """(bone, property) of a pose-bone channel path written by :func:`bone_path`."""
+    head, sep, rest = path.partition('pose.bones["')
+    if head or not sep:
+        return None
+    name, _, tail = rest.partition('"]')
+    prop = tail[3:-2] if tail.startswith('["') else tail[1:]
+    return name.replace('\\"', '"').replace("\\\\", "\\"), prop
+
+
+def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
+                           channels: Sequence[tuple[str, int]], start: float, end: float) -> list[tuple[str, str, int]]:
+    """Channels an earlier bake owned but this one does not (e.g. the strategy changed) lose the bake's keys in
+    range too, or stale scale/location keys would keep acting; returns them as (bone, prop, index)."""
+    obj = rig.armature
+    wanted = set(channels)
+    recorded = bake_records.recorded_channels(obj, rig.chain, action, handle)
+    if not recorded:
+        # A bake from before bake records: the channels of the last bake, every key in range.
+        out = []
+        for path, index in set(recorded_channels(rig.chain)) - wanted:
+            _remove_owned_keys(obj, path, index, int(start), int(end))
+            parts = _bone_prop(path)
+            if parts is not None:
+                out.append((parts[0], parts[1], index))
+        return out
+    out = []
+    for w in recorded:
+        if (bone_path(w.bone, w.prop), w.index) in wanted:
+            continue
+        inside = w.co[(w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))]
+        fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
+        if fc is not None and len(inside):
+            anim_keys.remove_keys_at(fc, inside, w.interpolation)
+            if len(fc.keyframe_points) == 0:
+                _remove_owned_keys(obj, bone_path(w.bone, w.prop), w.index, int(start), int(end))
+        out.append((w.bone, w.prop, w.index))
+    return out
 
 
 REST_VALUES: dict[str, float | tuple[float, ...]] = {
@@ -231,7 +299,7 @@ def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int,
     return 1
 
 
-def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: int) -> np.ndarray | None:
+def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
     """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
     prop, size = rotation_property(mode)
     curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
@@ -282,7 +350,22 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
 
 
 def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
-    """Remove the keys the last bake of each chain wrote, inside its baked range. Returns curves touched."""
+    """Remove the keys the bakes of each chain wrote (see :func:`clear_bakes`). Returns curves touched."""
+    return clear_bakes(armature, chains).touched
+
+
+def clear_bakes(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> bake_records.ClearResult:
+    """Remove exactly the keys the bakes of each chain wrote and still hold as written, from the actions they
+    were written into (:mod:`bake_records`); a chain last baked before bake records existed (no uid) loses the
+    keys of its last bake's channels inside its last range."""
+    legacy = [chain for chain in chains
+              if bake_records.chain_uid(chain) is None and not bake_records.has_records(armature, chain)]
+    result = bake_records.clear(armature, [chain for chain in chains if chain not in legacy])
+    result.touched += _clear_legacy(armature, legacy)
+    return result
+
+
+def _clear_legacy(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
     touched = 0
     for chain in chains:
         if chain.bake_end < chain.bake_start:

@@ -105,6 +105,31 @@ SPACE_IN_CHAIN = ("Chain '{chain}': the declared {space} space ({path}) moves wi
 SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
 REPARENTED = "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)"
 
+# key_target.py / bake_records.py: where a bake's keys go, and what Clear removes
+TIME_REMAPPED = ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
+                 "{new}), so keys would not play on the frames they were solved for; set Old and New to the same "
+                 "value first (stretch time afterwards)")
+SHARED_ACTION = ("Action '{action}' of '{armature}' is also played by {users}: keys written into it would change their "
+                 "animation too. Give '{armature}' its own copy (click the user count next to the action's name in "
+                 "the Action Editor) first")
+ACTION_BLENDS = ("The action '{action}' of '{armature}' is blended (Blending {blend}, Influence {influence:.3g}), so "
+                 "keys would not play as written; set Blending to Replace and Influence to 1 (NLA editor) first")
+NLA_STRIP_TIME = ("'{armature}' is tweaking NLA strip '{strip}', which is played reversed or with animated strip "
+                  "time; turn off Reversed and Animated Strip Time, or leave tweak mode, first")
+NLA_STRIP_BLENDS = ("'{armature}' is tweaking NLA strip '{strip}', which blends (Blending not Replace, blend in/out "
+                    "or animated influence), so keys would not play as written; set Blending to Replace, Blend In and "
+                    "Out to 0 and turn off Animated Influence first")
+NLA_OUTSIDE_STRIP = ("Frames {start}-{end} go beyond NLA strip '{strip}' of '{armature}' (frames {strip_start}-"
+                     "{strip_end}), where the tweaked action does not play; use frames within the strip")
+NLA_REPEATS = ("Frames {start}-{end} span more than one repeat of NLA strip '{strip}' of '{armature}' (one repeat is "
+               "{period} frames, e.g. {repeat_start}-{repeat_end}); use the frames of a single repeat: its keys play "
+               "in every repeat")
+CLEAR_NOT_PLAYED = ("{label}: keys baked into action '{action}' were kept: '{armature}' does not play that action now; "
+                    "assign it again (or its NLA strip) and Clear")
+CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is also played by {users}, whose animation "
+                "would change; give '{armature}' its own copy of the action and Clear")
+CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
+
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))
 

@@ -366,6 +366,49 @@ ZH: dict[str, str] = {
         "链 '{chain}'：目标不能以自身为父级",
     "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":
         "已将 '{target}' 重新设为 {space} 空间的子级，并在 {count} 帧上保持它在世界中的运动",
+    # key_target.py / bake_records.py
+    ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
+     "{new}), so keys would not play on the frames they were solved for; set Old and New to the same "
+     "value first (stretch time afterwards)"):
+        "场景“{scene}”重映射了时间（输出属性 > 帧范围 > 时间拉伸：旧 {old}，新 {new}），键将不会在烘焙它们的帧上播放；"
+        "请先把旧值和新值设为相同（之后再拉伸时间）",
+    ("Action '{action}' of '{armature}' is also played by {users}: keys written into it would change their "
+     "animation too. Give '{armature}' its own copy (click the user count next to the action's name in "
+     "the Action Editor) first"):
+        "“{armature}”的动作“{action}”也由 {users} 播放：写入其中的键会同时改变它们的动画。"
+        "请给“{armature}”一份自己的副本（在动作编辑器中点击动作名称旁的用户数）",
+    ("The action '{action}' of '{armature}' is blended (Blending {blend}, Influence {influence:.3g}), so "
+     "keys would not play as written; set Blending to Replace and Influence to 1 (NLA editor) first"):
+        "“{armature}”的动作“{action}”处于混合状态（混合 {blend}，影响 {influence:.3g}），键将不会按烘焙结果播放；"
+        "请先（在 NLA 编辑器中）把混合设为替换、影响设为 1",
+    ("'{armature}' is tweaking NLA strip '{strip}', which is played reversed or with animated strip "
+     "time; turn off Reversed and Animated Strip Time, or leave tweak mode, first"):
+        "“{armature}”正在调整 NLA 片段“{strip}”，该片段反向播放或使用了动画片段时间；"
+        "请先关闭“反向”和“动画片段时间”，或退出调整模式",
+    ("'{armature}' is tweaking NLA strip '{strip}', which blends (Blending not Replace, blend in/out "
+     "or animated influence), so keys would not play as written; set Blending to Replace, Blend In and "
+     "Out to 0 and turn off Animated Influence first"):
+        "“{armature}”正在调整 NLA 片段“{strip}”，该片段会混合（混合方式不是替换、有淡入/淡出或动画影响），"
+        "键将不会按烘焙结果播放；请先把混合设为替换、淡入和淡出设为 0，并关闭“动画影响”",
+    ("Frames {start}-{end} go beyond NLA strip '{strip}' of '{armature}' (frames {strip_start}-"
+     "{strip_end}), where the tweaked action does not play; use frames within the strip"):
+        "第 {start}-{end} 帧超出了“{armature}”的 NLA 片段“{strip}”（第 {strip_start}-{strip_end} 帧），"
+        "在那里被调整的动作不会播放；请使用片段范围内的帧",
+    ("Frames {start}-{end} span more than one repeat of NLA strip '{strip}' of '{armature}' (one repeat is "
+     "{period} frames, e.g. {repeat_start}-{repeat_end}); use the frames of a single repeat: its keys play "
+     "in every repeat"):
+        "第 {start}-{end} 帧跨越了“{armature}”的 NLA 片段“{strip}”的多次重复（一次重复为 {period} 帧，"
+        "例如 {repeat_start}-{repeat_end}）；请只使用一次重复的帧：它的键会在每次重复中播放",
+    ("{label}: keys baked into action '{action}' were kept: '{armature}' does not play that action now; "
+     "assign it again (or its NLA strip) and Clear"):
+        "{label}：烘焙到动作“{action}”中的键已保留：“{armature}”当前没有播放该动作；"
+        "请重新指定它（或它的 NLA 片段）后再清除",
+    ("{label}: keys baked into action '{action}' were kept: it is also played by {users}, whose animation "
+     "would change; give '{armature}' its own copy of the action and Clear"):
+        "{label}：烘焙到动作“{action}”中的键已保留：它也由 {users} 播放，它们的动画会被改变；"
+        "请给“{armature}”一份自己的动作副本后再清除",
+    "{label}: kept {count} baked key(s) edited since the bake (they are yours now)":
+        "{label}：保留了 {count} 个烘焙后被编辑过的键（它们现在属于你）",
 }
 
 

@@ -164,12 +164,18 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         touched = 0
+        kept: list[str] = []
         for arm, chains in selection_of(context, chains_with(selected_armatures(context)), self.only_active_chain):
             if any(chain.has_bake for chain in chains):
                 _local_actions(self, [arm], create=False)
-            touched += bake.clear_bake(arm, chains)
+            result = bake.clear_bakes(arm, chains)
+            touched += result.touched
+            kept += result.messages
+        for message in kept:
+            self.report({"WARNING"}, message)
         if touched == 0:
-            self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
+            if not kept:
+                self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
             return {"CANCELLED"}
         self.report({"INFO"}, say(msg.CLEARED, count=touched))
         return {"FINISHED"}

@@ -72,7 +72,10 @@ def test_armature_in_edit_mode(empty_file: bpy.types.Scene) -> None:
 
 
 def test_lower_bone_renamed(empty_file: bpy.types.Scene) -> None:
-    rig, _chain, _target = baked_ready_rig()
+    """A chain follows a bone renamed after its bake (test_actions_and_clear.py); one never baked cannot."""
+    rig = rigs.build_arm()
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.2, lambda f: 0.2 * f)
+    rigs.add_chain(rig, target)
     rig.armature.data.bones[rig.lower].name = "Forearm"
     assert_refused(["Chain 'Lower'", "'Rig'", "lower bone 'Lower'", "renamed or deleted"], bake_op())
 

@@ -1,0 +1,307 @@
+"""Bake records: what every bake wrote, so Clear removes exactly that, from the action it was written into.
+
+A record lives on the action the keys went into (``action["_soft_ik_2d_bakes"]``), one per chain and action
+slot: for every channel the bake owns, the (frame, value) of every key it wrote, merged over all bakes (a later
+bake replaces the keys of its own range, overlapping or adjacent bakes add up). Kept on the action it goes
+wherever the keys go: an action the user switches away from keeps its record until it is assigned again and
+cleared, a copy of the action carries the record of its copied keys, a deleted action takes both along. It adds
+no user to the action.
+
+Chains and records find their bones through a hidden tag on the pose bones (``pose.bones[...]
+["_soft_ik_2d_bone"]``), so a bone renamed after the bake is followed: Blender renames the F-curve paths, the
+chain's bone names are updated and Clear rebuilds the paths from the current names.
+
+Clear removes a recorded key only while it is still the bake's: at its frame with its value and interpolation.
+A key the user moved or changed since the bake is the user's and stays (see docs/design.md "Keys a bake writes").
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import bpy
+import numpy as np
+
+from . import anim_keys
+from . import messages as msg
+from .messages import say
+
+RECORDS = "_soft_ik_2d_bakes"  # on an action: {"<chain uid>:<slot handle>": record}
+BONE_TAG = "_soft_ik_2d_bone"  # on a pose bone: a tag that survives renames
+CHAIN_UID = "_soft_ik_2d_uid"  # on a chain
+CHAIN_TAGS = "_soft_ik_2d_tags"  # on a chain: "<upper bone tag>\t<lower bone tag>"
+CHAIN_NAMES = "_soft_ik_2d_names"  # on a chain: "<upper>\t<lower>", the bone names the tags were given under
+
+
+@dataclass
+class Written:
+    """The keys one bake wrote on one channel (``co``: float32 (frame, value) pairs as stored)."""
+
+    bone: str
+    prop: str
+    index: int
+    co: np.ndarray
+    interpolation: str
+
+
+@dataclass
+class ClearResult:
+    touched: int = 0  # curves keys were removed from
+    messages: list[str] = field(default_factory=list)  # what was kept and why (reported as warnings)
+
+
+def chain_uid(chain: bpy.types.PropertyGroup, create: bool = False) -> str | None:
+    uid = chain.get(CHAIN_UID)
+    if not uid and create:
+        uid = chain[CHAIN_UID] = uuid.uuid4().hex
+    return str(uid) if uid else None
+
+
+def _bones_by_tag(armature: bpy.types.Object) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for pb in armature.pose.bones:
+        tag = pb.get(BONE_TAG)
+        if tag:
+            out.setdefault(str(tag), []).append(pb.name)
+    return out
+
+
+def _bone_tag(armature: bpy.types.Object, name: str, by_tag: dict[str, list[str]],
+              owned: set[tuple[str, str]]) -> str:
+    """The bone's tag, created if missing. Duplicating a bone copies its tag; a tag must name one bone, so a
+    shared tag stays with the bone the chain recorded under it (``owned``: (tag, name) pairs) and the copies
+    get new ones."""
+    pb = armature.pose.bones[name]
+    tag = str(pb.get(BONE_TAG) or "")
+    sharing = by_tag.get(tag, [])
+    if tag and len(sharing) > 1:
+        if (tag, name) in owned:
+            for other in sharing:
+                if other != name:
+                    new = armature.pose.bones[other][BONE_TAG] = uuid.uuid4().hex
+                    by_tag[new] = [other]
+            by_tag[tag] = [name]
+        else:
+            tag = ""
+    if not tag:
+        tag = pb[BONE_TAG] = uuid.uuid4().hex
+        by_tag[tag] = [name]
+    return tag
+
+
+def _resolve(by_tag: dict[str, list[str]], tag: str, name: str) -> str:
+    """The bone carrying ``tag`` now, else the name it had."""
+    names = by_tag.get(tag, [])
+    return names[0] if len(names) == 1 else name
+
+
+def follow_renames(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
+    """Point the chain at its bones again after they were renamed (found by their tags). A bone name the user
+    set on the chain since the bake is the user's choice and stays."""
+    tags, names = str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t")
+    if len(tags) != 2 or len(names) != 2:
+        return
+    by_tag = _bones_by_tag(armature)
+    for i, attr in enumerate(("upper_bone", "lower_bone")):
+        found = by_tag.get(tags[i], [])
+        if getattr(chain, attr) == names[i] and len(found) == 1 and found[0] != names[i]:
+            setattr(chain, attr, found[0])
+            names[i] = found[0]
+    chain[CHAIN_NAMES] = "\t".join(names)
+
+
+def _key(uid: str, handle: int) -> str:
+    return f"{uid}:{handle}"
+
+
+def _channel_key(tag: str, prop: str, index: int) -> str:
+    return f"{tag}\t{prop}\t{index}"
+
+
+def _co(channel: Any) -> np.ndarray:
+    return np.array(channel["co"], dtype=np.float32).reshape(-1, 2)
+
+
+def _set_co(channel: Any, co: np.ndarray) -> None:
+    # Assigning over an existing ID-property array writes into it without resizing: replace it.
+    if "co" in channel:
+        del channel["co"]
+    channel["co"] = np.ascontiguousarray(co, dtype=np.float32).ravel()
+
+
+def _outside(co: np.ndarray, start: float, end: float) -> np.ndarray:
+    frames = co[:, 0]
+    return co[(frames < np.float32(start)) | (frames > np.float32(end))]
+
+
+def recorded_channels(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, action: bpy.types.Action,
+                      handle: int) -> list[Written]:
+    """The channels the chain's record in (action, slot) holds keys for, with their current bone names."""
+    uid = chain_uid(chain)
+    records = action.get(RECORDS)
+    if uid is None or records is None or _key(uid, handle) not in records:
+        return []
+    by_tag = _bones_by_tag(armature)
+    out = []
+    for channel in records[_key(uid, handle)]["channels"].values():
+        out.append(Written(_resolve(by_tag, str(channel["tag"]), str(channel["bone"])), str(channel["prop"]),
+                           int(channel["index"]), _co(channel), str(channel["interpolation"])))
+    return out
+
+
+def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, action: bpy.types.Action, handle: int,
+                written: Iterable[Written], start: float, end: float, replaced: Iterable[tuple[str, str, int]] = ()
+                ) -> None:
+    """Merge a bake into the chain's record in (action, slot): on every channel written, and every channel in
+    ``replaced`` (bone, prop, index) whose keys the bake removed, the recorded keys inside [start, end]
+    (action time) are replaced by ``written``; elsewhere the record keeps what earlier bakes wrote."""
+    uid = chain_uid(chain) or _adopt_uid(armature, chain) or chain_uid(chain, create=True)
+    assert uid is not None
+    by_tag = _bones_by_tag(armature)
+    if action.get(RECORDS) is None:
+        action[RECORDS] = {}
+    records = action[RECORDS]
+    key = _key(uid, handle)
+    if key not in records:
+        records[key] = {"armature": armature.name, "chain": chain.name, "slot": handle, "channels": {}}
+    record = records[key]
+    record["armature"], record["chain"] = armature.name, chain.name
+    channels = record["channels"]
+    owned = {(str(c["tag"]), str(c["bone"])) for c in channels.values()}
+    owned |= set(zip(str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t"),
+                     strict=False))
+    bones = [chain.upper_bone, chain.lower_bone]
+    if all(name in armature.pose.bones for name in bones):
+        chain[CHAIN_TAGS] = "\t".join(_bone_tag(armature, name, by_tag, owned) for name in bones)
+        chain[CHAIN_NAMES] = "\t".join(bones)
+    for bone, prop, index in replaced:
+        if bone not in armature.pose.bones:
+            continue
+        ckey = _channel_key(_bone_tag(armature, bone, by_tag, owned), prop, index)
+        if ckey in channels:
+            _set_co(channels[ckey], _outside(_co(channels[ckey]), start, end))
+    for w in written:
+        ckey = _channel_key(_bone_tag(armature, w.bone, by_tag, owned), w.prop, w.index)
+        if ckey not in channels:
+            channels[ckey] = {"tag": ckey.split("\t")[0], "bone": w.bone, "prop": w.prop, "index": w.index,
+                              "interpolation": w.interpolation, "co": np.zeros(0, dtype=np.float32)}
+        channel = channels[ckey]
+        channel["bone"], channel["interpolation"] = w.bone, w.interpolation
+        old = _co(channel)
+        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
+        if len(old):
+            frames = old[:, 0]
+            new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
+        _set_co(channel, new)
+    for ckey in [k for k, channel in channels.items() if len(channel["co"]) == 0]:
+        del channels[ckey]
+
+
+def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
+    """The uid of the chain's records when the chain lost it (Blender drops add-on ID properties on a library
+    override when the file is reopened; the records on the shot's local action stay), set on the chain again."""
+    for action in bpy.data.actions:
+        records: Any = action.get(RECORDS)
+        for key in (records or {}).keys():
+            if _belongs(records[key], key, None, chain, armature):
+                uid = chain[CHAIN_UID] = key.rpartition(":")[0]
+                return str(uid)
+    return None
+
+
+def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> bool:
+    """Whether any action holds a record of the chain (by uid, or by name when the chain lost its uid)."""
+    uid = chain_uid(chain)
+    for action in bpy.data.actions:
+        records: Any = action.get(RECORDS)
+        if records and any(_belongs(records[key], key, uid, chain, armature) for key in records.keys()):
+            return True
+    return False
+
+
+def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,
+             armature: bpy.types.Object) -> bool:
+    if uid is not None and key.startswith(uid + ":"):
+        return True
+    # A chain whose hidden uid was lost (an override reopened) still finds its records by name.
+    return str(record.get("chain")) == chain.name and str(record.get("armature")) == armature.name
+
+
+def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: int, record: Any) -> tuple[int, int]:
+    """Remove the record's keys still as the bake wrote them; returns (curves touched, keys kept as edited)."""
+    from .bake import REST_VALUES, bone_path  # bake imports this module
+
+    by_tag = _bones_by_tag(armature)
+    touched = edited = 0
+    playing_here = (action, handle) == (armature.animation_data.action, anim_keys.slot_handle(armature))
+    for channel in record["channels"].values():
+        co = _co(channel)
+        bone = _resolve(by_tag, str(channel["tag"]), str(channel["bone"]))
+        prop, index = str(channel["prop"]), int(channel["index"])
+        fc = anim_keys.find_fcurve_in(action, handle, bone_path(bone, prop), index)
+        if fc is None and bone != str(channel["bone"]):
+            fc = anim_keys.find_fcurve_in(action, handle, bone_path(str(channel["bone"]), prop), index)
+        if fc is None:
+            continue
+        removed = anim_keys.remove_keys_at(fc, co, str(channel["interpolation"]))
+        frames = anim_keys.read_keys_attribute(fc, "co")[:, 0]
+        edited += int(np.count_nonzero(np.isin(frames, co[:, 0])))
+        touched += removed > 0
+        if len(fc.keyframe_points) == 0:
+            anim_keys.remove_fcurve(fc)
+            # The last baked value would otherwise stay in the pose (and be saved), e.g. a stretch.
+            rest = REST_VALUES.get(prop)
+            if rest is not None and playing_here and bone in armature.pose.bones:
+                getattr(armature.pose.bones[bone], prop)[index] = rest if isinstance(rest, float) else rest[index]
+    return touched, edited
+
+
+def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> ClearResult:
+    """Remove what the recorded bakes of ``chains`` wrote, from every action (slot) the armature plays and
+    nobody else does. Records in actions it does not play, or shares with another ID, are kept and said."""
+    result = ClearResult()
+    played = anim_keys.played_slots(armature)
+    for chain in chains:
+        follow_renames(armature, chain)
+        uid = chain_uid(chain)
+        label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
+        kept = edited = 0
+        for action in list(bpy.data.actions):
+            records = action.get(RECORDS)
+            if not records:
+                continue
+            for key in list(records.keys()):
+                record = records[key]
+                if not _belongs(record, key, uid, chain, armature):
+                    continue
+                handle = int(record["slot"])
+                if (action, handle) not in played:
+                    # A copy of the action on a duplicated rig carries the same record: not this armature's.
+                    if str(record.get("armature")) == armature.name:
+                        result.messages.append(say(msg.CLEAR_NOT_PLAYED, label=label, action=action.name,
+                                                   armature=armature.name))
+                        kept += 1
+                    continue
+                others = anim_keys.other_players(action, handle, armature)
+                if others:
+                    result.messages.append(say(msg.CLEAR_SHARED, label=label, action=action.name,
+                                               armature=armature.name,
+                                               users=", ".join(f"'{user.name}'" for user in others)))
+                    kept += 1
+                    continue
+                touched, record_edited = _clear_record(armature, action, handle, record)
+                result.touched += touched
+                edited += record_edited
+                del records[key]
+            if len(records) == 0:
+                del action[RECORDS]
+        if edited:
+            result.messages.append(say(msg.CLEAR_EDITED, label=label, count=edited))
+        if kept == 0:
+            chain.bake_end = chain.bake_start - 1
+            chain.worst_frames.clear()
+            chain["baked_channels"] = ""
+    return result
