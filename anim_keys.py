@@ -326,3 +326,14 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
     if remove_empty and len(fcurve.keyframe_points) == 0:
         remove_fcurve(fcurve)
     return removed
+
+
+def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
+    """Give ``target`` (an F-curve without keys) the keys of ``source`` with every attribute, handles as they
+    are (not recomputed), and its extrapolation; modifiers are not copied."""
+    keys = read_keys(source)
+    points = target.keyframe_points
+    points.add(len(keys["co"]))
+    for name, _width, dtype in _KEY_ATTRIBUTES:
+        points.foreach_set(name, keys[name].astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
+    target.extrapolation = source.extrapolation

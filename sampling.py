@@ -330,6 +330,7 @@ class _ChannelSampler:
         self.frames = frames
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
         self.copies: dict[Any, Any] = {}
+        self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
         self.cache: dict[int, np.ndarray] = {}
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
 
@@ -373,19 +374,77 @@ class _ChannelSampler:
                 [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
                 dtype=np.float64,
             )
+        piecewise = _piecewise_linear(fcurve, self.frames)
+        if piecewise is not None:
+            return piecewise
         start = int(self.frames.min())
         end = int(self.frames.max())
-        fc = self._copy_fcurve(anim_data, fcurve)
-        fc.convert_to_samples(start, end + 1)  # end is exclusive
-        co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
-        fc.sampled_points.foreach_get("co", co)
+        single = len(fcurve.modifiers) == 0
+        # A curve without modifiers is copied alone: a copy of the whole action would hold a second copy of
+        # every curve in it at once (a long bake's dense curves, tens of MB).
+        fc = self._scratch_fcurve(fcurve) if single else self._copy_fcurve(anim_data, fcurve)
+        try:
+            fc.convert_to_samples(start, end + 1)  # end is exclusive
+            co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
+            fc.sampled_points.foreach_get("co", co)
+        finally:
+            if single and self.scratch is not None:
+                self.scratch[1].fcurves.remove(fc)
         values = co[1::2].astype(np.float64)
         return values[(self.frames - start).astype(np.int64)]
+
+    def _scratch_fcurve(self, fcurve: Any) -> Any:
+        if self.scratch is None:
+            action = bpy.data.actions.new(".soft_ik_sampling")
+            owner: Any = action
+            if anim_keys.LAYERED_ACTIONS:
+                slot = action.slots.new(id_type="OBJECT", name="sampling")
+                owner = action.layers.new("sampling").strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
+            self.scratch = (action, owner)
+        copy = self.scratch[1].fcurves.new(fcurve.data_path, index=fcurve.array_index)
+        anim_keys.copy_keys(fcurve, copy)
+        return copy
 
     def close(self) -> None:
         for copy in self.copies.values():
             bpy.data.actions.remove(copy)
         self.copies.clear()
+        if self.scratch is not None:
+            bpy.data.actions.remove(self.scratch[0])
+            self.scratch = None
+
+
+def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
+    """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
+    no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
+    the curve is anything else."""
+    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or len(fcurve.keyframe_points) == 0:
+        return None
+    co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
+    x, y = co[:, 0], co[:, 1]
+    if len(x) == 1:
+        return np.full(frames.shape, y[0])
+    interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
+    linear, constant = _interpolation_ids()
+    if not np.isin(interpolation, (linear, constant)).all() or not (np.diff(x) > 0).all():
+        return None
+    values = np.interp(frames, x, y)
+    held = interpolation == constant
+    if held.any():
+        # A constant segment holds its first key's value up to (not including) the next key.
+        segment = np.searchsorted(x, frames, side="right") - 1
+        inside = (segment >= 0) & (segment < len(held))
+        step = np.zeros(frames.shape, dtype=bool)
+        step[inside] = held[segment[inside]]
+        values = np.where(step, y[np.clip(segment, 0, len(x) - 1)], values)
+    # Blender interpolates in float32: so does this, within its rounding.
+    return values.astype(np.float32).astype(np.float64)
+
+
+def _interpolation_ids() -> tuple[int, int]:
+    """RNA values of the LINEAR and CONSTANT key interpolations."""
+    items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
+    return int(items["LINEAR"].value), int(items["CONSTANT"].value)
 
 
 def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
