@@ -24,8 +24,9 @@ Three strategies, chosen per request (``method="AUTO"``):
    bones and their ancestors have no acting constraints, are not in another bone's IK / Spline IK chain, have
    no drivers, inherit their parent's full transform and use local location; the armature data is not
    animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Channels are
-   sampled from a temporary copy of the action (``convert_to_samples``, which includes modifiers and
-   extrapolation); anything unanimated is one row.
+   read straight from the keys when every segment is linear or constant (no modifiers, constant
+   extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
+   with ``convert_to_samples``, which includes modifiers and extrapolation; anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
    ``frame_set`` and read through its own depsgraph.
