@@ -16,6 +16,7 @@ from . import anim_keys
 from . import messages as msg
 from .messages import say
 from .rig import ChainError, ChainRig
+from .solver.spaces import invert_matrices
 
 # A pose scale or location within this of rest is float32 rounding, not a setup the solve must model.
 REST_TOLERANCE = 1e-6
@@ -193,18 +194,18 @@ def upper_location_of(rig: ChainRig, armature: np.ndarray, parent: np.ndarray | 
                       upper_pose: np.ndarray) -> np.ndarray:
     """(N, 3) the upper bone's pose location in its rest-local axes, from its sampled armature-space pose
     matrix: the offset of its head from where its parent's pose puts it at rest."""
-    if parent is None:
-        base = rig.upper_rest[None]
-    else:
-        base = np.linalg.inv(armature) @ parent @ rig.parent_to_upper
+    base = rig.upper_rest[None] if parent is None else _to_armature(armature, parent) @ rig.parent_to_upper
     offset = upper_pose[:, :3, 3] - base[:, :3, 3]
-    n = len(upper_pose)
-    rot = np.broadcast_to(base[:, :3, :3], (n, 3, 3))
-    finite = np.isfinite(offset).all(axis=1) & np.isfinite(rot.reshape(n, -1)).all(axis=1)
-    out = np.zeros((n, 3))
-    if finite.any():
-        out[finite] = np.linalg.solve(rot[finite], offset[finite][..., None])[..., 0]
-    return out
+    local = (invert_matrices(base)[:, :3, :3] @ offset[..., None])[..., 0]
+    # A frame whose inputs are not finite is skipped by the solve: any finite value does.
+    return np.where(np.isfinite(local), local, 0.0)
+
+
+def _to_armature(armature: np.ndarray, world: np.ndarray) -> np.ndarray:
+    """``armature^-1 @ world`` per frame; one inverse when the armature does not move (closed form: LAPACK's
+    batched inverse costs ~100x more on a busy machine)."""
+    still = len(armature) > 1 and bool((armature == armature[0]).all())
+    return invert_matrices(armature[:1] if still else armature) @ world
 
 
 def check_parent_scale(rig: ChainRig, armature: np.ndarray, parent: np.ndarray | None,
@@ -215,7 +216,7 @@ def check_parent_scale(rig: ChainRig, armature: np.ndarray, parent: np.ndarray |
     models."""
     if parent is None:
         return
-    m = (np.linalg.inv(armature) @ parent)[:, :3, :3]
+    m = _to_armature(armature, parent)[:, :3, :3]
     gram = np.einsum("nki,nkj->nij", m, m)
     finite = np.isfinite(gram.reshape(len(gram), -1)).all(axis=1)
     if not finite.any():

@@ -324,6 +324,10 @@ def _simulated(obj: Any) -> bool:
 # --- F-curve path ------------------------------------------------------------------------------------------
 
 
+# Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
+LARGE_ACTION_KEYS = 200_000
+
+
 class _ChannelSampler:
     """Samples F-curves at the requested frames; integer frames through temporary action copies."""
 
@@ -332,6 +336,7 @@ class _ChannelSampler:
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
         self.copies: dict[Any, Any] = {}
         self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
+        self.large: dict[Any, bool] = {}
         self.cache: dict[int, np.ndarray] = {}
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
 
@@ -380,9 +385,10 @@ class _ChannelSampler:
             return piecewise
         start = int(self.frames.min())
         end = int(self.frames.max())
-        single = len(fcurve.modifiers) == 0
-        # A curve without modifiers is copied alone: a copy of the whole action would hold a second copy of
-        # every curve in it at once (a long bake's dense curves, tens of MB).
+        # In a large action a curve without modifiers is copied alone: a copy of the whole action would hold a
+        # second copy of every curve in it at once (a long bake's dense curves, tens of MB). A small action is
+        # copied whole, once: that is faster than copying its curves key by key.
+        single = len(fcurve.modifiers) == 0 and self._large(anim_data.action)
         fc = self._scratch_fcurve(fcurve) if single else self._copy_fcurve(anim_data, fcurve)
         try:
             fc.convert_to_samples(start, end + 1)  # end is exclusive
@@ -393,6 +399,16 @@ class _ChannelSampler:
                 self.scratch[1].fcurves.remove(fc)
         values = co[1::2].astype(np.float64)
         return values[(self.frames - start).astype(np.int64)]
+
+    def _large(self, action: Any) -> bool:
+        if action not in self.large:
+            if anim_keys.LAYERED_ACTIONS and not getattr(action, "is_action_legacy", False):
+                curves = [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                          for fc in bag.fcurves]
+            else:
+                curves = list(action.fcurves)
+            self.large[action] = sum(len(fc.keyframe_points) for fc in curves) > LARGE_ACTION_KEYS
+        return self.large[action]
 
     def _scratch_fcurve(self, fcurve: Any) -> Any:
         if self.scratch is None:

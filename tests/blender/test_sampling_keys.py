@@ -25,6 +25,10 @@ def _keyed(name: str, interpolations: list[str], extrapolation: str = "CONSTANT"
     for fc in harness.package("anim_keys").iter_fcurves(obj):
         for j, kp in enumerate(fc.keyframe_points):
             kp.interpolation = interpolations[j % len(interpolations)]
+            if j % 2:  # hand-set handles, which Blender does not recompute
+                kp.handle_left_type = kp.handle_right_type = "FREE"
+                kp.handle_right = (kp.co[0] + 2.0, kp.co[1] + 0.7)
+                kp.handle_left = (kp.co[0] - 1.0, kp.co[1] - 0.3)
         fc.extrapolation = extrapolation
         if modifier is not None and fc.data_path == "location" and fc.array_index == 1:
             fc.modifiers.new(modifier)
@@ -48,8 +52,13 @@ def _blender(objects: list[bpy.types.Object]) -> np.ndarray:
     (["LINEAR"], "LINEAR", None),
     (["LINEAR", "CONSTANT"], "CONSTANT", "NOISE"),
 ])
-def test_curves_from_keys_and_single_copies_match_blender(empty_file: bpy.types.Scene, interpolations: list[str],
-                                                          extrapolation: str, modifier: str | None) -> None:
+@pytest.mark.parametrize("copy_one_at_a_time", [False, True])
+def test_curves_from_keys_and_single_copies_match_blender(empty_file: bpy.types.Scene,
+                                                          monkeypatch: pytest.MonkeyPatch, interpolations: list[str],
+                                                          extrapolation: str, modifier: str | None,
+                                                          copy_one_at_a_time: bool) -> None:
+    if copy_one_at_a_time:  # as for a long bake's action
+        monkeypatch.setattr(sampling, "LARGE_ACTION_KEYS", 0)
     objects = [_keyed("A", interpolations, extrapolation, modifier), _keyed("B", ["BEZIER"])]
     actions = len(bpy.data.actions)
     ours = sampling.sample_world_matrices(bpy.context, [(obj, None) for obj in objects], FRAMES, method="FCURVES")
