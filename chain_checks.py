@@ -148,6 +148,9 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
 
 def _check_pose_channels(rig: ChainRig) -> None:
     arm = rig.armature
+    upper = arm.data.bones[rig.bone_names[0]]
+    if rig.chain.limit_strategy == "MOVE_ROOT" and upper.use_connect:
+        raise ChainError(say(msg.MOVE_ROOT_CONNECTED, label=rig.label, bone=upper.name, parent=upper.parent.name))
     for j, name in enumerate(rig.bone_names):
         if not (j == 0 and rig.chain.limit_strategy == "STRETCH"):  # Stretch owns (and writes) that scale
             found = _first_off_rest(rig, name, "scale", 1.0)

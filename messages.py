@@ -63,6 +63,9 @@ CHAIN_POSE_SCALE = ("{label}: bone '{bone}' has a pose scale ({value}, {where});
 CHAIN_BONE_LOCATION = ("{label}: bone '{bone}' is not connected to its parent and has a pose location ({value}, "
                        "{where}), which would move the joint the solve places; set it to 0 and delete its "
                        "location keys, or connect the bone")
+MOVE_ROOT_CONNECTED = ("{label}: the Move Root strategy keys the location of upper bone '{bone}', but it is connected "
+                       "to its parent '{parent}' and Blender ignores its location; disconnect it (Bone Properties > "
+                       "Relations) or pick another strategy")
 AT_KEY = "key at frame {frame}"
 AT_REST_VALUE = "current value"
 PARENT_SCALE_NOT_INHERITED = ("{label}: upper bone '{bone}' does not inherit scale (Inherit Scale {mode}) but its "

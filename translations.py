@@ -32,6 +32,11 @@ ZH: dict[str, str] = {
     "would move the joint the solve places; set it to 0 and delete its location keys, or connect the bone":
         "{label}：骨骼 '{bone}' 未与父级相连且有姿态位置（{value}，{where}），会移动求解所放置的关节；请将其设为 0 "
         "并删除其位置关键帧，或将骨骼相连",
+    "{label}: the Move Root strategy keys the location of upper bone '{bone}', but it is connected to its parent "
+    "'{parent}' and Blender ignores its location; disconnect it (Bone Properties > Relations) or pick another "
+    "strategy":
+        "{label}：移动根部策略会为上段骨骼 '{bone}' 的位置打关键帧，但它与父级 '{parent}' 相连，Blender 会忽略其位置；"
+        "请断开连接（骨骼属性 > 关系）或选择其他策略",
     "key at frame {frame}": "第 {frame} 帧的关键帧",
     "current value": "当前值",
     "{label}: upper bone '{bone}' does not inherit scale (Inherit Scale {mode}) but its parent '{parent}' is "

@@ -148,6 +148,13 @@ def _add_hand_ik(rig: rigs.ArmRig) -> None:
     con.target = rigs.new_empty("Hand Goal")
 
 
+def _connect_upper(rig: rigs.ArmRig) -> None:
+    rigs.enter_pose_mode(rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    rig.armature.data.edit_bones[rig.upper].use_connect = True
+    bpy.ops.object.mode_set(mode="POSE")
+
+
 def _set_inherit(rig: rigs.ArmRig, bone: str, mode: str) -> None:
     rig.armature.data.bones[bone].inherit_scale = mode
 
@@ -181,6 +188,10 @@ REFUSED: dict[str, tuple[Callable[[rigs.ArmRig], object], list[str]]] = {
                                                _key(r.armature.pose.bones["Root"], "scale",
                                                     {1: (1.0, 1.0, 1.0), 30: (1.0, 1.6, 0.7)})),
                                     ["parent bone 'Root'", "bone 'Lower'", "ALIGNED", "Full"]),
+    "move-root-on-connected-upper": (lambda r: (_connect_upper(r),
+                                                setattr(r.armature.soft_ik_2d.chains[0], "limit_strategy",
+                                                        "MOVE_ROOT")),
+                                     ["Move Root", "upper bone 'Upper'", "connected to its parent 'Root'"]),
 }
 
 
