@@ -443,10 +443,10 @@ def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
         return np.full(frames.shape, y[0])
     interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
     linear, constant = _interpolation_ids()
-    if not np.isin(interpolation, (linear, constant)).all() or not (np.diff(x) > 0).all():
+    held = interpolation == constant
+    if not (held | (interpolation == linear)).all() or not (np.diff(x) > 0).all():
         return None
     values = np.interp(frames, x, y)
-    held = interpolation == constant
     if held.any():
         # A constant segment holds its first key's value up to (not including) the next key.
         segment = np.searchsorted(x, frames, side="right") - 1
