@@ -321,6 +321,9 @@ def test_unanticipated_mismatch_is_keyed_as_played_back_and_warned(empty_file: b
     # One non-finite target frame: it stays unkeyed, and is not measured.
     rigs.fcurve(target, "location", 1).keyframe_points[6].co = (7.0, math.nan)
     make(rig)
+    flags_path = rigs.bone_path(rig.lower, "soft_ik_flags")
+    flags_before = rigs.fcurve(rig.armature, flags_path)
+    flags_before = None if flags_before is None else rigs.key_frames(flags_before)
     out = bake_output(rig, capfd)
     warnings = [line for line in out.splitlines() if line.startswith("Warning:") and MISMATCH in line]
     assert len(warnings) == 1, out
@@ -341,5 +344,8 @@ def test_unanticipated_mismatch_is_keyed_as_played_back_and_warned(empty_file: b
     assert worst[0][0] == frames[int(np.argmax(measured))]
     for frame, value in worst:
         assert value == pytest.approx(measured[frames.index(frame)], rel=1e-4, abs=1e-6)
+    # The flags stay the solver's: the same keys as the bake before the modifier was added.
+    if flags_before is not None:
+        np.testing.assert_array_equal(rigs.key_frames(rigs.fcurve(rig.armature, flags_path)), flags_before)
     # The first frames of the mismatch are named.
     assert f" {frames[0]}," in warnings[0] or f": {frames[0]}" in warnings[0]
