@@ -349,3 +349,30 @@ def test_unanticipated_mismatch_is_keyed_as_played_back_and_warned(empty_file: b
         np.testing.assert_array_equal(rigs.key_frames(rigs.fcurve(rig.armature, flags_path)), flags_before)
     # The first frames of the mismatch are named.
     assert f" {frames[0]}," in warnings[0] or f": {frames[0]}" in warnings[0]
+
+
+@pytest.mark.parametrize("setup", ["connected-upper-location-keys", "keyed-upper-location",
+                                   "parent-uniform-scale-keyed"])
+def test_live_preview_follows_the_same_setups(empty_file: bpy.types.Scene, setup: str) -> None:
+    """The preview's pose puts the tip on the (reachable) target as Blender shows it, on keyed frames."""
+    make, options = TRUE[setup]
+    rig, chain, target = chain_rig(**options)
+    make(rig)
+    rigs.enter_pose_mode(rig)
+    rig.armature.soft_ik_2d.live_preview = True
+    try:
+        for frame in (4, 17, 29):
+            bpy.context.scene.frame_set(frame)
+            bpy.context.view_layer.update()
+            cached = harness.package("live_preview").preview_of(rig.armature, chain)
+            assert cached is not None and cached.solution is not None, cached and cached.message
+            world = np.array(rig.armature.matrix_world)
+            pb = rig.armature.pose.bones
+            tail = (world @ np.append(np.array(pb[rig.lower].tail), 1.0))[:3]
+            head = (world @ np.append(np.array(pb[rig.upper].head), 1.0))[:3]
+            elbow = (world @ np.append(np.array(pb[rig.lower].head), 1.0))[:3]
+            length = np.linalg.norm(elbow - head) + np.linalg.norm(tail - elbow)
+            miss = np.linalg.norm(tail - np.array(target.matrix_world.translation)) / length
+            assert miss < TOLERANCE, f"frame {frame}: the preview's tip misses by {miss:.3g} L"
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
