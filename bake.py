@@ -92,12 +92,12 @@ def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, ...]], list[tup
              want(rig.chain.pole) if rig.chain.pole is not None else None) for rig in rigs]
     # The upper bone's head, when its own location moves it: read as Blender evaluates it (drivers, NLA and a
     # connected bone's ignored location included), not from its F-curves.
-    heads = [want_pose(requests, index, rig.armature, rig.bone_names[0]) if chain_checks.upper_location_moves(rig)
+    heads = [_want_pose(requests, index, rig.armature, rig.bone_names[0]) if chain_checks.upper_location_moves(rig)
              else None for rig in rigs]
     return requests, [(*p, h) for p, h in zip(plan, heads, strict=True)]
 
 
-def want_pose(requests: list[tuple[Any, ...]], index: dict[tuple[Any, ...], int], obj: bpy.types.Object,
+def _want_pose(requests: list[tuple[Any, ...]], index: dict[tuple[Any, ...], int], obj: bpy.types.Object,
               bone: str) -> int:
     """Index of the armature-space pose request of ``bone`` in ``requests`` (added once)."""
     key = (obj.name, bone, "ARMATURE")
