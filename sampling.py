@@ -52,7 +52,7 @@ import numpy as np
 
 from . import anim_keys
 from .solver.rotations import rotation_property
-from .solver.spaces import compose_matrices
+from .solver.spaces import compose_matrices, invert_matrices
 
 KINDS = ("WORLD", "ARMATURE")
 # Handlers (list name, function) that must not run for the frames sampling steps: the live preview's, which
@@ -531,8 +531,10 @@ class _Composer:
             if bone.parent is None:
                 pose = rest @ basis
             else:
-                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
-                pose = self.bone_pose(obj, bone.parent.name) @ (offset @ basis)
+                # Closed-form inverse: LAPACK's costs milliseconds per call on a busy machine (thread start-up).
+                offset = invert_matrices(np.array(bone.parent.matrix_local, dtype=np.float64)[None])[0] @ rest
+                # Parent first: an unanimated parent is one row, so only one product per frame remains.
+                pose = (self.bone_pose(obj, bone.parent.name) @ offset) @ basis
             self.pose[key] = pose
         return self.pose[key]
 

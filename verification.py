@@ -43,13 +43,16 @@ class Verification:
 def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
             solutions: Sequence[ChainSolution]) -> list[Verification]:
     """Sample every chain's lower bone over its solution's frames and compare with the prediction."""
-    requests: list[tuple[bpy.types.Object, str]] = []
-    index: dict[tuple[str, str], int] = {}
+    # Each lower bone in armature space and each armature's world matrix: the tail is one point per frame, so
+    # moving it to world space costs less than a matrix product per frame.
+    requests: list[tuple[bpy.types.Object, str | None, str]] = []
+    index: dict[tuple[str, str | None], int] = {}
     for rig in rigs:
-        key = (rig.armature.name, rig.bone_names[-1])
-        if key not in index:
-            index[key] = len(requests)
-            requests.append((rig.armature, rig.bone_names[-1]))
+        for key, request in (((rig.armature.name, rig.bone_names[-1]), (rig.armature, rig.bone_names[-1], "ARMATURE")),
+                             ((rig.armature.name, None), (rig.armature, None, "WORLD"))):
+            if key not in index:
+                index[key] = len(requests)
+                requests.append(request)
     if not solutions:
         return []
     frames = solutions[0].frames
@@ -59,15 +62,20 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
     for sol in solutions:
         valid_any |= sol.valid
     wanted = np.flatnonzero(valid_any)
-    tails = np.full((len(requests), len(frames), 3), np.nan)
-    scales = np.full((len(requests), len(frames)), np.nan)
-    lengths = np.array([obj.data.bones[bone].length for obj, bone in requests], dtype=np.float64)
+    bones = [i for i, (_obj, bone, _kind) in enumerate(requests) if bone is not None]
+    world_of = {i: index[(requests[i][0].name, None)] for i in bones}
+    tails = {i: np.full((len(frames), 3), np.nan) for i in bones}
+    scales = {i: np.full(len(frames), np.nan) for i in bones}
     for first in range(0, len(wanted), CHUNK):
         rows = wanted[first:first + CHUNK]
         m = sampling.sample_world_matrices(context, requests, frames[rows])
-        # Blender's tail: the pose matrix moved along its own y axis by the rest length (pose scale included).
-        tails[:, rows] = m[:, :, :3, 3] + lengths[:, None, None] * m[:, :, :3, 1]
-        scales[:, rows] = np.linalg.norm(m[:, :, :3, 1], axis=2)
+        for i in bones:
+            obj, bone, _kind = requests[i]
+            world = m[world_of[i]]
+            # Blender's tail: the pose matrix moved along its own y axis by the rest length (pose scale included).
+            tail = m[i, :, :3, 3] + obj.data.bones[bone].length * m[i, :, :3, 1]
+            tails[i][rows] = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
+            scales[i][rows] = np.linalg.norm(np.einsum("nij,nj->ni", world[:, :3, :3], m[i, :, :3, 1]), axis=1)
     out = []
     for rig, sol in zip(rigs, solutions, strict=True):
         r = index[(rig.armature.name, rig.bone_names[-1])]
