@@ -328,12 +328,19 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
     return removed
 
 
+# What evaluating a key needs (its selection and type do not change the curve).
+_EVALUATED = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type", "interpolation",
+              "easing", "back", "amplitude", "period")
+
+
 def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
-    """Give ``target`` (an F-curve without keys) the keys of ``source`` with every attribute, handles as they
-    are (not recomputed), and its extrapolation; modifiers are not copied."""
-    keys = read_keys(source)
+    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate (position, handles as
+    they are, not recomputed, interpolation, easing and its parameters) and its extrapolation; modifiers are
+    not copied."""
     points = target.keyframe_points
-    points.add(len(keys["co"]))
+    points.add(len(source.keyframe_points))
     for name, _width, dtype in _KEY_ATTRIBUTES:
-        points.foreach_set(name, keys[name].astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
+        if name in _EVALUATED:
+            values = read_keys_attribute(source, name)
+            points.foreach_set(name, values.astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
     target.extrapolation = source.extrapolation

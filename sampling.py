@@ -11,6 +11,8 @@ Public API:
 - :func:`fcurve_only_reason` ``(obj, bones=()) -> str | None``: why an object (and the listed bones) cannot take
   the F-curve path, or ``None`` when it can.
 - :func:`stepped_objects` ``(context, requests) -> {name: reason}``: what ``AUTO`` would step a scene for.
+- :func:`iter_world_matrices` ``(context, requests, frames, *, block)``: the same in blocks of frames, F-curves
+  sampled once (a long range without holding all its matrices).
 
 Three strategies, chosen per request (``method="AUTO"``):
 
@@ -44,7 +46,7 @@ edits of animated channels of the sampled objects are reset, exactly as a frame 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import bpy
@@ -354,7 +356,8 @@ class _ChannelSampler:
         """:meth:`sample`, once per F-curve."""
         key = fcurve.as_pointer()
         if key not in self.cache:
-            self.cache[key] = self.sample(anim_data, fcurve)
+            # Kept as float32, what keys and Blender's evaluation hold anyway: half the memory of a long range.
+            self.cache[key] = self.sample(anim_data, fcurve).astype(np.float32)
         return self.cache[key]
 
     def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
@@ -560,6 +563,45 @@ def _sample_fcurves(
                     np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, block])
     finally:
         sampler.close()
+
+
+def iter_world_matrices(
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
+    block: int = COMPOSE_BLOCK,
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
+    ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
+    blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
+    stepped requests are stepped block by block. Consume it to the end (or close it) so copies are removed."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    parsed = _parse_requests(requests)
+    fast, _user, _reasons = _choose(context, parsed, "AUTO")
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
+    other_idx = [i for i in range(len(parsed)) if i not in fast_idx]
+    sampler = _ChannelSampler(frames_arr) if fast_idx else None
+    try:
+        for first in range(0, frames_arr.size, block):
+            rows = slice(first, min(first + block, frames_arr.size))
+            out = np.empty((len(parsed), rows.stop - rows.start, 4, 4))
+            if sampler is not None:
+                for sub in range(rows.start, rows.stop, COMPOSE_BLOCK):
+                    part = slice(sub, min(sub + COMPOSE_BLOCK, rows.stop))
+                    local = slice(part.start - rows.start, part.stop - rows.start)
+                    composer = _Composer(sampler, part)
+                    for i in fast_idx:
+                        obj, bone, kind = parsed[i]
+                        if bone is None:
+                            out[i, local] = composer.object_world(obj)
+                        elif kind == "ARMATURE":
+                            out[i, local] = composer.bone_pose(obj, bone)
+                        else:
+                            np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, local])
+            if other_idx:
+                out[other_idx] = sample_world_matrices(context, [requests[i] for i in other_idx], frames_arr[rows])
+            yield rows, out
+    finally:
+        if sampler is not None:
+            sampler.close()
 
 
 # --- temporary scene path ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ stepped in a temporary scene otherwise) and the tail it gives is compared with t
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,16 +22,15 @@ from .rig import ChainRig
 
 # A tip Blender plays back further than this fraction of the chain length from the solver's is a mismatch.
 TOLERANCE = 1e-4
-# Frames sampled per call: the matrices of a long bake stay a few MB (the memory budget of a 100k-frame bake).
+# Frames whose matrices are held at a time: a long bake's stay a few MB (the memory budget of a 100k-frame bake).
 CHUNK = 16384
 
 
 @dataclass(frozen=True)
 class Verification:
-    """The measured playback of one chain over the solution's frames (invalid frames: NaN)."""
+    """The measured playback of one chain over the solution's frames (frames not measured: NaN)."""
 
-    tip_world: np.ndarray  # (N, 3) lower bone tail as Blender evaluates it
-    error: np.ndarray  # (N,) distance from that tail to the target
+    error: np.ndarray  # (N,) distance from the lower bone's tail, as Blender evaluates it, to the target
     tolerance: np.ndarray  # (N,) TOLERANCE times the chain's world length on that frame
     deviation: np.ndarray  # (N,) distance from that tail to the solver's tip
     mismatch: np.ndarray  # (N,) bool: valid frames where the deviation exceeds the tolerance
@@ -43,6 +43,8 @@ class Verification:
 def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
             solutions: Sequence[ChainSolution]) -> list[Verification]:
     """Sample every chain's lower bone over its solution's frames and compare with the prediction."""
+    if not solutions:
+        return []
     # Each lower bone in armature space and each armature's world matrix: the tail is one point per frame, so
     # moving it to world space costs less than a matrix product per frame.
     requests: list[tuple[bpy.types.Object, str | None, str]] = []
@@ -53,8 +55,6 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
             if key not in index:
                 index[key] = len(requests)
                 requests.append(request)
-    if not solutions:
-        return []
     frames = solutions[0].frames
     if any(sol.frames.shape != frames.shape or (sol.frames != frames).any() for sol in solutions):
         raise ValueError("chains baked together share their frames")
@@ -62,33 +62,30 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
     for sol in solutions:
         valid_any |= sol.valid
     wanted = np.flatnonzero(valid_any)
-    bones = [i for i, (_obj, bone, _kind) in enumerate(requests) if bone is not None]
-    world_of = {i: index[(requests[i][0].name, None)] for i in bones}
-    tails = {i: np.full((len(frames), 3), np.nan) for i in bones}
-    scales = {i: np.full(len(frames), np.nan) for i in bones}
-    for first in range(0, len(wanted), CHUNK):
-        rows = wanted[first:first + CHUNK]
-        m = sampling.sample_world_matrices(context, requests, frames[rows])
-        for i in bones:
-            obj, bone, _kind = requests[i]
-            world = m[world_of[i]]
-            # Blender's tail: the pose matrix moved along its own y axis by the rest length (pose scale included).
-            tail = m[i, :, :3, 3] + obj.data.bones[bone].length * m[i, :, :3, 1]
-            tails[i][rows] = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
-            scales[i][rows] = np.linalg.norm(np.einsum("nij,nj->ni", world[:, :3, :3], m[i, :, :3, 1]), axis=1)
+    n = len(frames)
+    error, deviation, scale = (np.full((len(rigs), n), np.nan) for _ in range(3))
+    with contextlib.closing(sampling.iter_world_matrices(context, requests, frames[wanted], block=CHUNK)) as blocks:
+        for block, m in blocks:
+            rows = wanted[block]
+            for c, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
+                lower = rig.bone_names[-1]
+                pose = m[index[(rig.armature.name, lower)]]
+                world = m[index[(rig.armature.name, None)]]
+                # Blender's tail: the pose matrix moved along its own y axis by the rest length (pose scale
+                # included), then into world space.
+                tail = pose[:, :3, 3] + rig.armature.data.bones[lower].length * pose[:, :3, 1]
+                tail = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
+                error[c, rows] = np.linalg.norm(tail - sol.target_world[rows], axis=1)
+                deviation[c, rows] = np.linalg.norm(tail - sol.tip_world[rows], axis=1)
+                scale[c, rows] = np.linalg.norm(np.einsum("nij,nj->ni", world[:, :3, :3], pose[:, :3, 1]), axis=1)
     out = []
-    for rig, sol in zip(rigs, solutions, strict=True):
-        r = index[(rig.armature.name, rig.bone_names[-1])]
-        tip = tails[r]
+    for c, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
         # The chain's world length on each frame: rest length times the lower bone's world scale (armature,
         # parents and stretch included).
-        tolerance = TOLERANCE * rig.total_length * scales[r]
-        error = np.linalg.norm(tip - sol.target_world, axis=1)
-        deviation = np.linalg.norm(tip - sol.tip_world, axis=1)
+        tolerance = TOLERANCE * rig.total_length * scale[c]
         with np.errstate(invalid="ignore"):
-            mismatch = sol.valid & ~(deviation <= tolerance)
-        out.append(Verification(tip_world=tip, error=error, tolerance=tolerance, deviation=deviation,
-                                mismatch=mismatch))
+            mismatch = sol.valid & ~(deviation[c] <= tolerance)
+        out.append(Verification(error=error[c], tolerance=tolerance, deviation=deviation[c], mismatch=mismatch))
     return out
 
 
