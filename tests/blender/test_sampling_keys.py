@@ -64,3 +64,21 @@ def test_curves_from_keys_and_single_copies_match_blender(empty_file: bpy.types.
     ours = sampling.sample_world_matrices(bpy.context, [(obj, None) for obj in objects], FRAMES, method="FCURVES")
     assert len(bpy.data.actions) == actions  # scratch copies removed
     np.testing.assert_allclose(ours, _blender(objects), atol=2e-6)
+
+
+def test_blocks_match_one_call(empty_file: bpy.types.Scene) -> None:
+    """iter_world_matrices gives, block by block, what one sample_world_matrices call gives (F-curve and stepped
+    requests, any block size) and leaves nothing behind."""
+    keyed = _keyed("Keyed", ["LINEAR", "BEZIER"])
+    driven = _keyed("Driven", ["BEZIER"])
+    fc = driven.driver_add("rotation_euler", 2)
+    fc.driver.expression = "frame * 0.05"
+    requests = [(keyed, None), (driven, None)]
+    whole = sampling.sample_world_matrices(bpy.context, requests, FRAMES)
+    counts = (len(bpy.data.actions), len(bpy.data.scenes))
+    for block in (7, 16, 1000):
+        parts = list(sampling.iter_world_matrices(bpy.context, requests, FRAMES, block=block))
+        assert [rows.start for rows, _m in parts] == list(range(0, len(FRAMES), block))
+        np.testing.assert_array_equal(np.concatenate([m for _rows, m in parts], axis=1), whole)
+    assert (len(bpy.data.actions), len(bpy.data.scenes)) == counts
+    np.testing.assert_allclose(whole, _blender([keyed, driven]), atol=2e-6)
