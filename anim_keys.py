@@ -423,3 +423,21 @@ def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None 
         empty = {name: values[:0] for name, values in keys.items()}
         _rebuild(fcurve, kept, np.empty((0, 2), dtype=np.float32), 0, empty)
     return removed
+
+
+# What evaluating a key needs (its selection and type do not change the curve).
+_EVALUATED = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type", "interpolation",
+              "easing", "back", "amplitude", "period")
+
+
+def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
+    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate (position, handles as
+    they are, not recomputed, interpolation, easing and its parameters) and its extrapolation; modifiers are
+    not copied."""
+    points = target.keyframe_points
+    points.add(len(source.keyframe_points))
+    for name, _width, dtype in _KEY_ATTRIBUTES:
+        if name in _EVALUATED:
+            values = read_keys_attribute(source, name)
+            points.foreach_set(name, values.astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
+    target.extrapolation = source.extrapolation

@@ -6,6 +6,7 @@ file as it was.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import anim_keys, bake_records, key_target, linked_data, sampling
+from . import anim_keys, bake_records, chain_checks, key_target, linked_data, sampling, verification
 from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .messages import say
@@ -66,6 +67,7 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
     for chain in chains:
         bake_records.follow_renames(armature, chain)
         rig = read_chain(armature, chain)
+        chain_checks.check_chain_inputs(rig)
         check_target(armature, chain)
         mismatch = space_mismatch(armature, chain)
         if mismatch:
@@ -74,11 +76,12 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
     return rigs
 
 
-def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, str | None]], list[tuple[Any, ...]]]:
+def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Everything the chains depend on, each once, and per chain the indices of its armature, target, parent
-    bone and pole (None when absent) in that list."""
-    requests: list[tuple[bpy.types.Object, str | None]] = []
-    index: dict[tuple[str, str | None], int] = {}
+    bone, pole and upper bone pose (armature space, when its location is an input; None when absent) in that
+    list."""
+    requests: list[tuple[Any, ...]] = []
+    index: dict[tuple[Any, ...], int] = {}
 
     def want(obj: bpy.types.Object, bone: str | None = None) -> int:
         key = (obj.name, bone)
@@ -90,17 +93,36 @@ def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, str | None]], l
     plan = [(want(rig.armature), want(rig.chain.target),
              want(rig.armature, rig.parent_name) if rig.parent_name else None,
              want(rig.chain.pole) if rig.chain.pole is not None else None) for rig in rigs]
-    return requests, plan
+    # The upper bone's head, when its own location moves it: read as Blender evaluates it (drivers, NLA and a
+    # connected bone's ignored location included), not from its F-curves.
+    heads = [_want_pose(requests, index, rig.armature, rig.bone_names[0]) if chain_checks.upper_location_moves(rig)
+             else None for rig in rigs]
+    return requests, [(*p, h) for p, h in zip(plan, heads, strict=True)]
+
+
+def _want_pose(requests: list[tuple[Any, ...]], index: dict[tuple[Any, ...], int], obj: bpy.types.Object,
+              bone: str) -> int:
+    """Index of the armature-space pose request of ``bone`` in ``requests`` (added once)."""
+    key = (obj.name, bone, "ARMATURE")
+    if key not in index:
+        index[key] = len(requests)
+        requests.append((obj, bone, "ARMATURE"))
+    return index[key]
 
 
 def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSamples]:
     """World matrices of everything the chains depend on, sampled in one pass over the frames."""
     requests, plan = _requests(rigs)
     matrices = sampling.sample_world_matrices(context, requests, frames)
-    return [ChainSamples(armature=matrices[a], target=matrices[t],
-                         parent=None if p is None else matrices[p], pole=None if q is None else matrices[q],
-                         upper_location=upper_location(rig, frames))
-            for rig, (a, t, p, q) in zip(rigs, plan, strict=True)]
+    out = []
+    for rig, (a, t, p, q, h) in zip(rigs, plan, strict=True):
+        parent = None if p is None else matrices[p]
+        chain_checks.check_parent_scale(rig, matrices[a], parent, frames)
+        out.append(ChainSamples(armature=matrices[a], target=matrices[t], parent=parent,
+                                pole=None if q is None else matrices[q],
+                                upper_location=None if h is None else chain_checks.upper_location_of(
+                                    rig, matrices[a], parent, matrices[h])))
+    return out
 
 
 def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict[str, str]:
@@ -109,8 +131,11 @@ def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict
 
 
 def upper_location(rig: ChainRig, frames: np.ndarray) -> np.ndarray | None:
-    """The upper bone's own pose location over the frames (None when it is zero and unanimated, or when the
-    chain's Move Root strategy owns that channel)."""
+    """The upper bone's own pose location over the frames, from its F-curves (None when it is zero and
+    unanimated, or when the chain's Move Root strategy owns that channel).
+
+    The bake no longer uses it: it reads the upper bone's head as Blender evaluates it (drivers, NLA and a
+    connected bone's ignored location included), see :func:`chain_checks.upper_location_of`."""
     if rig.chain.limit_strategy == "MOVE_ROOT":
         return None
     name = rig.bone_names[0]
@@ -338,15 +363,41 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
     frames = np.arange(start, end + 1, dtype=np.float64)
     solutions = solve_chains(context, rigs, frames)
     note = linked_data.ensure_local_action(armature)  # never key linked data
-    reports = []
     for rig, sol in zip(rigs, solutions, strict=True):
         write_solution(rig, sol, start, end)
-        reports.append(store_report(rig, sol, start, end))
+    reports = []
+    for rig, (sol, warning) in zip(rigs, verify_written(context, rigs, solutions, start, end), strict=True):
+        report = store_report(rig, sol, start, end)
+        if warning:
+            report.warnings.append(warning)
         if note is not None:
-            reports[-1].warnings.append(note)
+            report.warnings.append(note)
+        reports.append(report)
         if step is not None:
             step()
     return reports
+
+
+def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
+                   start: int, end: int) -> list[tuple[ChainSolution, str | None]]:
+    """Measure what Blender plays back from the keys just written (:mod:`verification`). Where the lower bone's
+    tail differs from the solved tip by more than the tolerance, the error curve is re-keyed with the measured
+    distance and the chain gets a warning naming the frames. Returns each solution with the errors it keyed."""
+    out: list[tuple[ChainSolution, str | None]] = []
+    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions), strict=True):
+        if not ver.mismatch.any():
+            out.append((sol, None))
+            continue
+        sol = dataclasses.replace(sol, error=verification.keyed_errors(sol, ver))
+        lower = rig.bone_names[-1]
+        keep = sol.valid
+        rekey_channel(rig, lower, ERROR_PROP, 0, sol.frames[keep], sol.error[keep], start, end)
+        frames = [int(f) for f in sol.frames[ver.mismatch]]
+        length = float(np.nanmedian(ver.tolerance[ver.mismatch])) / verification.TOLERANCE
+        out.append((sol, say(msg.PLAYBACK_MISMATCH, label=rig.label, size=ver.worst,
+                             fraction=ver.worst / max(length, 1e-300), count=len(frames),
+                             frames=_frame_list(frames))))
+    return out
 
 
 def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:

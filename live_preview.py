@@ -29,7 +29,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import linked_data, posing, sampling
+from . import chain_checks, linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
 from .solver.spaces import shoulder_local_basis
@@ -122,9 +122,10 @@ def _samples(rig: ChainRig, depsgraph: bpy.types.Depsgraph) -> ChainSamples:
     if rig.parent_name is not None:
         parent = (arm @ np.array(arm_eval.pose.bones[rig.parent_name].matrix, dtype=np.float64))[None]
     pole = _world(chain.pole, depsgraph)[None] if chain.pole is not None else None
-    # The upper bone's own location moves the shoulder, unless Move Root owns (and writes) that channel.
+    # The upper bone's own location moves the shoulder, unless Move Root owns (and writes) that channel or the
+    # bone is connected (Blender ignores its location).
     location = None
-    if chain.limit_strategy != "MOVE_ROOT":
+    if chain.limit_strategy != "MOVE_ROOT" and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
         loc = np.array(arm_eval.pose.bones[rig.bone_names[0]].location, dtype=np.float64)
         location = loc[None] if loc.any() else None
     return ChainSamples(armature=arm[None], target=_world(chain.target, depsgraph)[None], parent=parent, pole=pole,
@@ -195,7 +196,10 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 rig = read_chain(armature, chain)
                 rest = _rest_fingerprint(armature, rig)
                 check_target(armature, chain)
+            # The same refusals as the bake: constraints, drivers and scales the solve does not model.
+            chain_checks.check_chain_inputs(rig)
         samples = _samples(rig, depsgraph)
+        chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)

@@ -73,6 +73,35 @@ STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evalu
                   "physics need it); inputs animated by keys and parenting alone are read from their F-curves, "
                   "much faster")
 
+# chain_checks.py / verification.py: what acts on the chain's bones besides the solve
+CHAIN_CONSTRAINT = ("{label}: bone '{bone}' has the {type} constraint '{constraint}' acting on it (influence "
+                    "{influence}), which the solve cannot follow; mute it, set its influence to 0 or remove it")
+CHAIN_IK_CONSTRAINT = ("{label}: bone '{bone}' is moved by the {type} constraint '{constraint}' of bone '{owner}'; "
+                       "mute it, set its influence to 0 or shorten its chain so it stops above '{bone}'")
+CHAIN_DRIVER = ("{label}: the driver on {path} moves bone '{bone}' of the chain; remove the driver or mute it "
+                "(Drivers editor)")
+CHAIN_POSE_SCALE = ("{label}: bone '{bone}' has a pose scale ({value}, {where}); the chain's bones must stay "
+                    "unscaled: set its scale to 1 and delete its scale keys (the Stretch strategy scales the arm "
+                    "for you)")
+CHAIN_BONE_LOCATION = ("{label}: bone '{bone}' is not connected to its parent and has a pose location ({value}, "
+                       "{where}), which would move the joint the solve places; set it to 0 and delete its "
+                       "location keys, or connect the bone")
+MOVE_ROOT_CONNECTED = ("{label}: the Move Root strategy keys the location of upper bone '{bone}', but it is connected "
+                       "to its parent '{parent}' and Blender ignores its location; disconnect it (Bone Properties > "
+                       "Relations) or pick another strategy")
+AT_KEY = "key at frame {frame}"
+AT_REST_VALUE = "current value"
+PARENT_SCALE_NOT_INHERITED = ("{label}: upper bone '{bone}' does not inherit scale (Inherit Scale {mode}) but its "
+                              "parent '{parent}' is scaled {scale} at frame {frame}; set Inherit Scale to Full or "
+                              "remove the scale of '{parent}'")
+PARENT_SCALE_NON_UNIFORM = ("{label}: parent bone '{parent}' is scaled unevenly {scale} at frame {frame} and bone "
+                            "'{bone}' inherits it as {mode}; set Inherit Scale of '{bone}' to Full, or scale "
+                            "'{parent}' evenly")
+PLAYBACK_MISMATCH = ("{label}: Blender plays the tip back up to {size:.6g} ({fraction:.3%} of the chain length) away "
+                     "from the solved pose on {count} frame(s): {frames}; the error curve shows the measured "
+                     "distance. Something the add-on does not model moves the chain (a constraint, driver, NLA "
+                     "strip or curve modifier on the armature or its parents)")
+
 # operators
 POLL_NOT_ARMATURE = "The active object must be an armature"
 POLL_POSE_MODE = "Switch to Pose Mode"

@@ -11,6 +11,8 @@ Public API:
 - :func:`fcurve_only_reason` ``(obj, bones=()) -> str | None``: why an object (and the listed bones) cannot take
   the F-curve path, or ``None`` when it can.
 - :func:`stepped_objects` ``(context, requests) -> {name: reason}``: what ``AUTO`` would step a scene for.
+- :func:`iter_world_matrices` ``(context, requests, frames, *, block)``: the same in blocks of frames, F-curves
+  sampled once (a long range without holding all its matrices).
 
 Three strategies, chosen per request (``method="AUTO"``):
 
@@ -24,8 +26,9 @@ Three strategies, chosen per request (``method="AUTO"``):
    bones and their ancestors have no acting constraints, are not in another bone's IK / Spline IK chain, have
    no drivers, inherit their parent's full transform and use local location; the armature data is not
    animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Channels are
-   sampled from a temporary copy of the action (``convert_to_samples``, which includes modifiers and
-   extrapolation); anything unanimated is one row.
+   read straight from the keys when every segment is linear or constant (no modifiers, constant
+   extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
+   with ``convert_to_samples``, which includes modifiers and extrapolation; anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
    ``frame_set`` and read through its own depsgraph.
@@ -43,7 +46,7 @@ edits of animated channels of the sampled objects are reset, exactly as a frame 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import bpy
@@ -51,7 +54,7 @@ import numpy as np
 
 from . import anim_keys
 from .solver.rotations import rotation_property
-from .solver.spaces import compose_matrices
+from .solver.spaces import compose_matrices, invert_matrices
 
 KINDS = ("WORLD", "ARMATURE")
 # Handlers (list name, function) that must not run for the frames sampling steps: the live preview's, which
@@ -323,6 +326,10 @@ def _simulated(obj: Any) -> bool:
 # --- F-curve path ------------------------------------------------------------------------------------------
 
 
+# Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
+LARGE_ACTION_KEYS = 200_000
+
+
 class _ChannelSampler:
     """Samples F-curves at the requested frames; integer frames through temporary action copies."""
 
@@ -330,6 +337,8 @@ class _ChannelSampler:
         self.frames = frames
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
         self.copies: dict[Any, Any] = {}
+        self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
+        self.large: dict[Any, bool] = {}
         self.cache: dict[int, np.ndarray] = {}
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
 
@@ -347,7 +356,8 @@ class _ChannelSampler:
         """:meth:`sample`, once per F-curve."""
         key = fcurve.as_pointer()
         if key not in self.cache:
-            self.cache[key] = self.sample(anim_data, fcurve)
+            # Kept as float32, what keys and Blender's evaluation hold anyway: half the memory of a long range.
+            self.cache[key] = self.sample(anim_data, fcurve).astype(np.float32)
         return self.cache[key]
 
     def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
@@ -373,19 +383,88 @@ class _ChannelSampler:
                 [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
                 dtype=np.float64,
             )
+        piecewise = _piecewise_linear(fcurve, self.frames)
+        if piecewise is not None:
+            return piecewise
         start = int(self.frames.min())
         end = int(self.frames.max())
-        fc = self._copy_fcurve(anim_data, fcurve)
-        fc.convert_to_samples(start, end + 1)  # end is exclusive
-        co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
-        fc.sampled_points.foreach_get("co", co)
+        # In a large action a curve without modifiers is copied alone: a copy of the whole action would hold a
+        # second copy of every curve in it at once (a long bake's dense curves, tens of MB). A small action is
+        # copied whole, once: that is faster than copying its curves key by key.
+        single = len(fcurve.modifiers) == 0 and self._large(anim_data.action)
+        fc = self._scratch_fcurve(fcurve) if single else self._copy_fcurve(anim_data, fcurve)
+        try:
+            fc.convert_to_samples(start, end + 1)  # end is exclusive
+            co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
+            fc.sampled_points.foreach_get("co", co)
+        finally:
+            if single and self.scratch is not None:
+                self.scratch[1].fcurves.remove(fc)
         values = co[1::2].astype(np.float64)
         return values[(self.frames - start).astype(np.int64)]
+
+    def _large(self, action: Any) -> bool:
+        if action not in self.large:
+            if anim_keys.LAYERED_ACTIONS and not getattr(action, "is_action_legacy", False):
+                curves = [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                          for fc in bag.fcurves]
+            else:
+                curves = list(action.fcurves)
+            self.large[action] = sum(len(fc.keyframe_points) for fc in curves) > LARGE_ACTION_KEYS
+        return self.large[action]
+
+    def _scratch_fcurve(self, fcurve: Any) -> Any:
+        if self.scratch is None:
+            action = bpy.data.actions.new(".soft_ik_sampling")
+            owner: Any = action
+            if anim_keys.LAYERED_ACTIONS:
+                slot = action.slots.new(id_type="OBJECT", name="sampling")
+                owner = action.layers.new("sampling").strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
+            self.scratch = (action, owner)
+        copy = self.scratch[1].fcurves.new(fcurve.data_path, index=fcurve.array_index)
+        anim_keys.copy_keys(fcurve, copy)
+        return copy
 
     def close(self) -> None:
         for copy in self.copies.values():
             bpy.data.actions.remove(copy)
         self.copies.clear()
+        if self.scratch is not None:
+            bpy.data.actions.remove(self.scratch[0])
+            self.scratch = None
+
+
+def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
+    """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
+    no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
+    the curve is anything else."""
+    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or len(fcurve.keyframe_points) == 0:
+        return None
+    co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
+    x, y = co[:, 0], co[:, 1]
+    if len(x) == 1:
+        return np.full(frames.shape, y[0])
+    interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
+    linear, constant = _interpolation_ids()
+    held = interpolation == constant
+    if not (held | (interpolation == linear)).all() or not (np.diff(x) > 0).all():
+        return None
+    values = np.interp(frames, x, y)
+    if held.any():
+        # A constant segment holds its first key's value up to (not including) the next key.
+        segment = np.searchsorted(x, frames, side="right") - 1
+        inside = (segment >= 0) & (segment < len(held))
+        step = np.zeros(frames.shape, dtype=bool)
+        step[inside] = held[segment[inside]]
+        values = np.where(step, y[np.clip(segment, 0, len(x) - 1)], values)
+    # Blender interpolates in float32: so does this, within its rounding.
+    return values.astype(np.float32).astype(np.float64)
+
+
+def _interpolation_ids() -> tuple[int, int]:
+    """RNA values of the LINEAR and CONSTANT key interpolations."""
+    items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
+    return int(items["LINEAR"].value), int(items["CONSTANT"].value)
 
 
 def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
@@ -455,8 +534,10 @@ class _Composer:
             if bone.parent is None:
                 pose = rest @ basis
             else:
-                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
-                pose = self.bone_pose(obj, bone.parent.name) @ (offset @ basis)
+                # Closed-form inverse: LAPACK's costs milliseconds per call on a busy machine (thread start-up).
+                offset = invert_matrices(np.array(bone.parent.matrix_local, dtype=np.float64)[None])[0] @ rest
+                # Parent first: an unanimated parent is one row, so only one product per frame remains.
+                pose = (self.bone_pose(obj, bone.parent.name) @ offset) @ basis
             self.pose[key] = pose
         return self.pose[key]
 
@@ -482,6 +563,45 @@ def _sample_fcurves(
                     np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, block])
     finally:
         sampler.close()
+
+
+def iter_world_matrices(
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
+    block: int = COMPOSE_BLOCK,
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
+    ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
+    blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
+    stepped requests are stepped block by block. Consume it to the end (or close it) so copies are removed."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    parsed = _parse_requests(requests)
+    fast, _user, _reasons = _choose(context, parsed, "AUTO")
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
+    other_idx = [i for i in range(len(parsed)) if i not in fast_idx]
+    sampler = _ChannelSampler(frames_arr) if fast_idx else None
+    try:
+        for first in range(0, frames_arr.size, block):
+            rows = slice(first, min(first + block, frames_arr.size))
+            out = np.empty((len(parsed), rows.stop - rows.start, 4, 4))
+            if sampler is not None:
+                for sub in range(rows.start, rows.stop, COMPOSE_BLOCK):
+                    part = slice(sub, min(sub + COMPOSE_BLOCK, rows.stop))
+                    local = slice(part.start - rows.start, part.stop - rows.start)
+                    composer = _Composer(sampler, part)
+                    for i in fast_idx:
+                        obj, bone, kind = parsed[i]
+                        if bone is None:
+                            out[i, local] = composer.object_world(obj)
+                        elif kind == "ARMATURE":
+                            out[i, local] = composer.bone_pose(obj, bone)
+                        else:
+                            np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, local])
+            if other_idx:
+                out[other_idx] = sample_world_matrices(context, [requests[i] for i in other_idx], frames_arr[rows])
+            yield rows, out
+    finally:
+        if sampler is not None:
+            sampler.close()
 
 
 # --- temporary scene path ----------------------------------------------------------------------------------

@@ -12,6 +12,48 @@ import bpy
 CONTEXTS = ("*", "Operator")
 
 ZH: dict[str, str] = {
+    # chain_checks.py / verification.py
+    "{label}: bone '{bone}' has the {type} constraint '{constraint}' acting on it (influence {influence}), which "
+    "the solve cannot follow; mute it, set its influence to 0 or remove it":
+        "{label}：骨骼 '{bone}' 上有正在生效的 {type} 约束 '{constraint}'（影响 {influence}），求解无法预知它的作用；"
+        "请将其静音、把影响设为 0 或删除它",
+    "{label}: bone '{bone}' is moved by the {type} constraint '{constraint}' of bone '{owner}'; mute it, set its "
+    "influence to 0 or shorten its chain so it stops above '{bone}'":
+        "{label}：骨骼 '{bone}' 被骨骼 '{owner}' 的 {type} 约束 '{constraint}' 移动；请将其静音、把影响设为 0，"
+        "或缩短其链长使其止于 '{bone}' 之上",
+    "{label}: the driver on {path} moves bone '{bone}' of the chain; remove the driver or mute it (Drivers "
+    "editor)":
+        "{label}：{path} 上的驱动器会移动链中的骨骼 '{bone}'；请删除或静音该驱动器（驱动器编辑器）",
+    "{label}: bone '{bone}' has a pose scale ({value}, {where}); the chain's bones must stay unscaled: set its "
+    "scale to 1 and delete its scale keys (the Stretch strategy scales the arm for you)":
+        "{label}：骨骼 '{bone}' 有姿态缩放（{value}，{where}）；链中骨骼必须保持未缩放：请将缩放设为 1 并删除其缩放"
+        "关键帧（拉伸策略会替你缩放手臂）",
+    "{label}: bone '{bone}' is not connected to its parent and has a pose location ({value}, {where}), which "
+    "would move the joint the solve places; set it to 0 and delete its location keys, or connect the bone":
+        "{label}：骨骼 '{bone}' 未与父级相连且有姿态位置（{value}，{where}），会移动求解所放置的关节；请将其设为 0 "
+        "并删除其位置关键帧，或将骨骼相连",
+    "{label}: the Move Root strategy keys the location of upper bone '{bone}', but it is connected to its parent "
+    "'{parent}' and Blender ignores its location; disconnect it (Bone Properties > Relations) or pick another "
+    "strategy":
+        "{label}：移动根部策略会为上段骨骼 '{bone}' 的位置打关键帧，但它与父级 '{parent}' 相连，Blender 会忽略其位置；"
+        "请断开连接（骨骼属性 > 关系）或选择其他策略",
+    "key at frame {frame}": "第 {frame} 帧的关键帧",
+    "current value": "当前值",
+    "{label}: upper bone '{bone}' does not inherit scale (Inherit Scale {mode}) but its parent '{parent}' is "
+    "scaled {scale} at frame {frame}; set Inherit Scale to Full or remove the scale of '{parent}'":
+        "{label}：上段骨骼 '{bone}' 不继承缩放（继承缩放 {mode}），但其父级 '{parent}' 在第 {frame} 帧缩放为 "
+        "{scale}；请将继承缩放设为完全，或去掉 '{parent}' 的缩放",
+    "{label}: parent bone '{parent}' is scaled unevenly {scale} at frame {frame} and bone '{bone}' inherits it "
+    "as {mode}; set Inherit Scale of '{bone}' to Full, or scale '{parent}' evenly":
+        "{label}：父骨骼 '{parent}' 在第 {frame} 帧非均匀缩放为 {scale}，而骨骼 '{bone}' 以 {mode} 方式继承；请将 "
+        "'{bone}' 的继承缩放设为完全，或均匀缩放 '{parent}'",
+    "{label}: Blender plays the tip back up to {size:.6g} ({fraction:.3%} of the chain length) away from the "
+    "solved pose on {count} frame(s): {frames}; the error curve shows the measured distance. Something the "
+    "add-on does not model moves the chain (a constraint, driver, NLA strip or curve modifier on the armature "
+    "or its parents)":
+        "{label}：Blender 回放时末端与求解姿态相差最多 {size:.6g}（链长的 {fraction:.3%}），共 {count} 帧：{frames}；"
+        "误差曲线显示的是实测距离。有插件未建模的因素在移动这条链"
+        "（骨架或其父级上的约束、驱动器、NLA 片段或曲线修改器）",
     # Properties (properties.py)
     "Frame": "帧",
     "Frame of the last bake with a large error": "上次烘焙中误差较大的帧",

@@ -23,10 +23,10 @@ in reach, softness 0):
 For each: Blender's time (IK constraint + ``nla.bake(visual_keying=True, clear_constraints=True)``), ours (best
 of ``--repeats``), ``baseline / ours`` against the issue's target ratio, a check that the user's frame did not
 move and that the tip lies on the target (read back from Blender with ``frame_set``), and a breakdown of our
-time (sampling / solve / key writing) from the installed package's ``bake`` functions. Memory: a 100,000-frame
-bake of the bare rig (both paths), each in a fresh subprocess; peak RSS growth during the bake (the kernel's
-high-water mark reset just before it when ``/proc/self/clear_refs`` allows, else ``ru_maxrss``) and the
-tracemalloc peak of Python/numpy allocations in a second subprocess; a reference row gives what Blender itself
+time (sampling / solve / key writing / verification) from the installed package's ``bake`` functions. Memory:
+a 100,000-frame bake of the bare rig (both paths), each in a fresh subprocess; peak RSS growth during the bake
+(the kernel's high-water mark reset just before it when ``/proc/self/clear_refs`` allows, else ``ru_maxrss``) and
+the tracemalloc peak of Python/numpy allocations in a second subprocess; a reference row gives what Blender itself
 holds for the same number of curves x keys written without the add-on (original + evaluated copy after the
 depsgraph update). ``--cases none`` runs only the memory part.
 """
@@ -127,10 +127,12 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     for r, sol in zip(prepared, sols, strict=True):
         bake.write_solution(r, sol, 1, frames)
     t.append(time.perf_counter())
-    for r, sol in zip(prepared, sols, strict=True):
+    checked = bake.verify_written(ctx, prepared, sols, 1, frames)  # playback measured from the new keys
+    t.append(time.perf_counter())
+    for r, (sol, _warning) in zip(prepared, checked, strict=True):
         bake.store_report(r, sol, 1, frames)
     t.append(time.perf_counter())
-    names = ["prepare", "sample", "solve", "write keys", "report"]
+    names = ["prepare", "sample", "solve", "write keys", "verify", "report"]
     return {n: t[i + 1] - t[i] for i, n in enumerate(names)}
 
 

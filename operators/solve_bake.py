@@ -131,15 +131,22 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.step()
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
-            reports = []
             for rig, sol in zip(rigs, solutions, strict=True):
                 bake.write_solution(rig, sol, start, end)
-                reports.append(bake.store_report(rig, sol, start, end))
                 progress.step()
             progress.leave_substeps()
+            # What Blender plays back from the new keys; the error curve and report carry the measured truth.
+            reports = []
+            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end),
+                                           strict=True):
+                reports.append(bake.store_report(rig, sol, start, end))
+                if warning:
+                    reports[-1].warnings.append(warning)
             progress.leave_substeps()
         for report in reports:
             self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
+            for warning in report.warnings:
+                self.report({"WARNING"}, warning)
         if stepped:
             # Why a bake is slower than usual, so a TD can see what to simplify.
             self.report({"INFO"}, say(msg.STEPPED_INPUTS, objects=", ".join(f"'{name}'" for name in stepped)))
