@@ -1,7 +1,8 @@
-"""Fix Target Space with rotation: a quaternion-mode target turning well past 180 degrees, re-parented to a
-moving, rotated, mirrored armature, keeps continuous keys (consecutive quaternions have a positive dot product:
-no sign flip, which Blender would interpolate as a turn the long way round) and moves in the world exactly as
-before on every frame (Blender's ``matrix_world`` after ``frame_set``).
+"""Fix Target Space with rotation: a target turning well past 180 degrees (quaternion, axis-angle, Euler),
+re-parented to a moving, rotated, mirrored armature, keeps continuous keys (no quaternion sign flip, no
+axis-angle wrap or axis flip, no Euler 360 degree jump: Blender would interpolate each as a turn the long way
+round between keys) and moves in the world exactly as before on every frame (``matrix_world`` after
+``frame_set``). An unanimated target keeps its place.
 """
 
 from __future__ import annotations
@@ -29,24 +30,33 @@ def moving_rig() -> rigs.ArmRig:
     return rig
 
 
-def turning_target(rig: rigs.ArmRig) -> bpy.types.Object:
-    """An unparented quaternion Empty on a reachable path, turning 1.6 turns about a tilted axis (keys every
-    frame, continuous in sign)."""
+def turning_target(rig: rigs.ArmRig, mode: str) -> bpy.types.Object:
+    """An unparented Empty in rotation ``mode`` on a reachable path, turning 1.6 turns about a tilted axis
+    (keys every frame, continuous: quaternion signs, Euler angles and the axis-angle angle never jump)."""
     target = rigs.new_empty("Target")
-    target.rotation_mode = "QUATERNION"
+    target.rotation_mode = mode
     points = rigs.circle_points(rig, FRAMES, lambda f: 1.0 + 0.4 * math.sin(f / 3.0), lambda f: 0.2 * f)
     axis = Vector((0.3, -0.5, 0.8)).normalized()
+    euler = None
     for f, p in zip(FRAMES, points, strict=True):
         target.location = p.tolist()
-        half = 0.5 * 1.6 * 2 * math.pi * (f - 1) / (len(FRAMES) - 1)
-        target.rotation_quaternion = Quaternion((math.cos(half), *(math.sin(half) * axis)))
+        angle = 1.6 * 2 * math.pi * (f - 1) / (len(FRAMES) - 1)
+        q = Quaternion((math.cos(angle / 2), *(math.sin(angle / 2) * axis)))
+        if mode == "QUATERNION":
+            target.rotation_quaternion = q
+        elif mode == "AXIS_ANGLE":
+            target.rotation_axis_angle = (angle, *axis)
+        else:
+            euler = q.to_euler(mode) if euler is None else q.to_euler(mode, euler)
+            target.rotation_euler = euler
+        target.keyframe_insert(rigs.rotation_prop(mode)[0], frame=f)
         target.keyframe_insert("location", frame=f)
-        target.keyframe_insert("rotation_quaternion", frame=f)
     return target
 
 
-def quaternion_keys(obj: bpy.types.Object) -> np.ndarray:
-    curves = [rigs.fcurve(obj, "rotation_quaternion", i) for i in range(4)]
+def rotation_keys(obj: bpy.types.Object) -> np.ndarray:
+    prop, size = rigs.rotation_prop(obj.rotation_mode)
+    curves = [rigs.fcurve(obj, prop, i) for i in range(size)]
     assert all(fc is not None for fc in curves)
     keys = [rigs.key_frames(fc) for fc in curves]  # type: ignore[arg-type]
     for k in keys:
@@ -54,24 +64,54 @@ def quaternion_keys(obj: bpy.types.Object) -> np.ndarray:
     return np.stack([k[:, 1] for k in keys], axis=1)
 
 
+def discontinuities(mode: str, values: np.ndarray) -> list[int]:
+    """Frames after which the keyed rotation jumps (Blender would interpolate it the long way round)."""
+    if mode == "QUATERNION":
+        bad = np.sum(values[1:] * values[:-1], axis=1) <= 0
+    elif mode == "AXIS_ANGLE":
+        bad = (np.abs(np.diff(values[:, 0])) > math.pi / 2) | (np.sum(values[1:, 1:] * values[:-1, 1:], axis=1) <= 0)
+    else:
+        bad = np.abs(np.diff(values, axis=0)).max(axis=1) > math.pi / 2
+    return [FRAMES[i] for i in np.flatnonzero(bad)]
+
+
 @pytest.mark.parametrize("bone", ["", "Root"])
-def test_quaternion_target_past_half_a_turn_keeps_continuous_keys_and_motion(empty_file: bpy.types.Scene,
-                                                                             bone: str) -> None:
+@pytest.mark.parametrize("mode", ["QUATERNION", "AXIS_ANGLE", "XYZ", "ZXY"])
+def test_target_turning_past_half_a_turn_keeps_continuous_keys_and_motion(empty_file: bpy.types.Scene, mode: str,
+                                                                          bone: str) -> None:
     rig = moving_rig()
-    target = turning_target(rig)
-    q0 = quaternion_keys(target)
-    assert (np.sum(q0[1:] * q0[:-1], axis=1) > 0).all()
-    assert (q0[:, 0] < 0).any(), "the target never turned past 180 degrees"
+    target = turning_target(rig, mode)
+    assert not discontinuities(mode, rotation_keys(target))
     before = rigs.world_matrices(target, FRAMES)
 
     chain = rigs.add_chain(rig, target)
     chain.target_space, chain.space_bone = "CHARACTER", bone
     assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
-    assert target.parent == rig.armature and target.rotation_mode == "QUATERNION"
+    assert target.parent == rig.armature and target.rotation_mode == mode
     assert (target.parent_bone if target.parent_type == "BONE" else "") == bone
 
-    q = quaternion_keys(target)
-    dots = np.sum(q[1:] * q[:-1], axis=1)
-    assert (dots > 0).all(), f"quaternion sign flips after frames {[FRAMES[i] for i in np.flatnonzero(dots <= 0)]}"
+    jumps = discontinuities(mode, rotation_keys(target))
+    assert not jumps, f"{mode} keys jump after frames {jumps}"
     after = rigs.world_matrices(target, FRAMES)
     np.testing.assert_allclose(after, before, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])
+def test_unanimated_target_keeps_its_place(empty_file: bpy.types.Scene, mode: str) -> None:
+    rig = moving_rig()
+    target = rigs.new_empty("Target")
+    target.rotation_mode = mode
+    target.location = rigs.circle_points(rig, [7], lambda f: 1.2, lambda f: 0.5)[0].tolist()
+    if mode == "QUATERNION":
+        target.rotation_quaternion = Quaternion(Vector((0.2, 0.9, -0.3)).normalized(), 2.5)
+    else:
+        target.rotation_euler = (0.4, -1.1, 2.8)
+    bpy.context.scene.frame_set(7)
+    before = np.array(target.matrix_world)
+    chain = rigs.add_chain(rig, target)
+    chain.target_space = "CHARACTER"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    assert target.parent == rig.armature
+    assert target.animation_data is None or not list(rigs.harness.package("anim_keys").iter_fcurves(target))
+    bpy.context.view_layer.update()
+    np.testing.assert_allclose(np.array(target.matrix_world), before, atol=1e-5)
