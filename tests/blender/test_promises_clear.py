@@ -94,3 +94,22 @@ def test_clear_restores_every_curve_and_the_playback(empty_file: bpy.types.Scene
     changed = sorted(k for k in before if before[k] != after[k])
     assert not changed, f"curves whose keys changed: {changed}"
     np.testing.assert_allclose(pose_playback(rig), playback, atol=1e-6)
+
+
+def test_a_second_clear_leaves_keys_made_after_the_first(empty_file: bpy.types.Scene) -> None:
+    """Clear forgets the bake it removed: keys the user sets afterwards on the same channels, inside the old
+    range, are the user's, and a second Clear must leave them (and say there is nothing to clear)."""
+    rig = rigs.build_arm()
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.2, lambda f: 0.1 * f)
+    chain = rigs.add_chain(rig, target)
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    assert chain.has_bake and len(chain.worst_frames) > 0
+    assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
+    assert not chain.has_bake and len(chain.worst_frames) == 0  # the panel shows no bake report
+    upper = rig.armature.pose.bones[rig.upper]
+    for f, angle in ((20, 0.4), (30, -0.3)):
+        upper.rotation_quaternion = (math.cos(angle), 0.0, math.sin(angle), 0.0)
+        upper.keyframe_insert("rotation_quaternion", frame=f)
+    before = curves(rigs.snapshot())
+    assert bpy.ops.pose.soft_ik_clear_bake() == {"CANCELLED"}
+    assert curves(rigs.snapshot()) == before

@@ -52,3 +52,17 @@ def test_bone_of_the_declared_space_must_match(empty_file: bpy.types.Scene, have
     assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
     ev = rigs.evaluate(rig, target, FRAMES)
     assert np.linalg.norm(ev.tip_world - ev.target_world, axis=1).max() < 1e-4 * rig.length * rig.world_scale
+
+
+def test_declared_space_bone_that_does_not_exist_is_refused(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm()
+    target = rigs.new_empty("Target")
+    target.parent = rig.armature
+    chain = rigs.add_chain(rig, target, target_space="CHARACTER")
+    chain.space_bone = "Hip"  # the armature has no such bone
+    for call in (lambda: rigs.bake(rig, 1, 10), lambda: bpy.ops.pose.soft_ik_solve()):
+        before = rigs.snapshot()
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert "space bone 'Hip' is not a bone of 'Rig'" in str(info.value), str(info.value)
+        rigs.assert_same_snapshot(before, rigs.snapshot())
