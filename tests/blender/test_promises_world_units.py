@@ -27,12 +27,19 @@ def scaled_rig(scale: float) -> rigs.ArmRig:
     return rig
 
 
+@pytest.mark.parametrize("scaled", ["object", "parent_bone"])
 @pytest.mark.parametrize("scale", [2.0, 0.5])
-def test_max_root_offset_is_a_world_distance(empty_file: bpy.types.Scene, scale: float) -> None:
-    rig = scaled_rig(scale)
+def test_max_root_offset_is_a_world_distance(empty_file: bpy.types.Scene, scale: float, scaled: str) -> None:
+    """The armature object, or the upper bone's parent in the pose, is scaled: either way the chain's world
+    size changes, and the cap is a world distance."""
+    if scaled == "object":
+        rig, unit = scaled_rig(scale), 1.0
+    else:
+        rig, unit = rigs.build_arm(rest_bend_deg=30.0), scale  # the chain's armature-space size is scaled
+        rig.armature.pose.bones["Root"].scale = (scale, scale, scale)
     # With the elbow kept at 60 degrees or more the tip reaches 1.56 from the shoulder: targets from 1.5 to 1.78
     # need no offset, less than the cap, or more than the cap.
-    target = rigs.circle_target(rig, FRAMES, lambda f: 1.5 + 0.28 * (0.5 - 0.5 * math.cos(f / 4.0)),
+    target = rigs.circle_target(rig, FRAMES, lambda f: unit * (1.5 + 0.28 * (0.5 - 0.5 * math.cos(f / 4.0))),
                                 lambda f: 0.05 * f)
     chain = rigs.add_chain(rig, target)
     chain.softness = 0.0
