@@ -1,0 +1,46 @@
+"""Target smoothing in a bake is set in Hz and seconds, so it means the same at any frame rate: with Exponential
+smoothing of cutoff fc the tip follows a target that jumps with a time constant of 1 / (2 pi fc) seconds
+(``y[n] = y[n-1] + alpha (x[n] - y[n-1])``, ``alpha = 1 - exp(-1 / tau)``, tau in frames), measured from
+playback.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+
+FRAMES = list(range(1, 31))
+JUMP = 11  # the target jumps on this frame
+CUTOFF = 1.5  # Hz
+
+
+@pytest.mark.parametrize("fps", [24, 60])
+def test_exponential_smoothing_has_its_time_constant_in_seconds(empty_file: bpy.types.Scene, fps: int) -> None:
+    scene = empty_file
+    scene.render.fps, scene.render.fps_base = fps, 1.0
+    rig = rigs.build_arm(rest_bend_deg=20.0)
+    # Both positions well inside the reach: the tip is wherever the smoothed target is.
+    a = rigs.circle_points(rig, [1], lambda f: 1.0, lambda f: 0.2)
+    b = rigs.circle_points(rig, [1], lambda f: 1.4, lambda f: 0.7)
+    target = rigs.new_empty("Target")
+    for f, p in ((FRAMES[0], a[0]), (JUMP - 1, a[0]), (JUMP, b[0]), (FRAMES[-1], b[0])):
+        target.location = p.tolist()
+        target.keyframe_insert("location", frame=f)
+    for fc in rigs.harness.package("anim_keys").iter_fcurves(target):
+        for kp in fc.keyframe_points:
+            kp.interpolation = "CONSTANT"
+    chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0
+    chain.smoothing, chain.smoothing_cutoff = "EXPONENTIAL", CUTOFF
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+
+    ev = rigs.evaluate(rig, target, FRAMES)
+    gap = np.linalg.norm(ev.tip_world - b[0], axis=1) / np.linalg.norm(a[0] - b[0])
+    tau = fps / (2 * math.pi * CUTOFF)  # frames
+    n = np.array(FRAMES) - JUMP
+    expected = np.where(n < 0, 1.0, np.exp(-(n + 1) / tau))
+    np.testing.assert_allclose(gap, expected, atol=1e-4)
