@@ -33,6 +33,7 @@ def shown(rig: rigs.ArmRig, target: bpy.types.Object) -> dict[str, np.ndarray]:
     world = np.array(rig.armature.matrix_world)
     tip = (world @ np.append(np.array(pb[rig.lower].tail), 1.0))[:3]
     return {"scale": np.array(pb[rig.upper].scale), "tip": tip, "error": np.array(pb[rig.lower]["soft_ik_error"]),
+            "flags": np.array(pb[rig.lower]["soft_ik_flags"]),
             "miss": np.array(np.linalg.norm(tip - np.array(target.matrix_world.translation)))}
 
 
@@ -52,7 +53,8 @@ def test_one_frame_stretches_like_the_bake(empty_file: bpy.types.Scene, how: str
         assert baked["miss"] > 0.01
     assert baked["error"] == pytest.approx(baked["miss"], abs=1e-5)
     assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
-    rig.armature.pose.bones[rig.lower]["soft_ik_error"] = -1.0  # whatever was there: the pose must set it
+    # Whatever was there: the pose must set them.
+    rig.armature.pose.bones[rig.lower]["soft_ik_error"], rig.armature.pose.bones[rig.lower]["soft_ik_flags"] = -1.0, 0
     scene.frame_set(FRAME)
     np.testing.assert_array_equal(shown(rig, target)["scale"], 1.0)
 
@@ -65,6 +67,7 @@ def test_one_frame_stretches_like_the_bake(empty_file: bpy.types.Scene, how: str
     np.testing.assert_allclose(got["scale"], baked["scale"], atol=1e-6)
     np.testing.assert_allclose(got["tip"], baked["tip"], atol=1e-5)
     assert got["error"] == pytest.approx(float(got["miss"]), abs=1e-5)
+    assert int(got["flags"]) == int(baked["flags"]) and int(got["flags"]) & 64  # STRETCHED, as the bake keyed
 
 
 @pytest.mark.parametrize("mode", ["XYZ", "QUATERNION"])
