@@ -123,3 +123,21 @@ def test_panel_sensitivity_is_the_solvers_figure_in_world_units(empty_file: bpy.
     # And what Blender shows when the target really moves, in world units.
     measured = sensitivity_from_blender(rig, target, 1e-3 * length_world)
     assert measured == pytest.approx(per_world_unit, rel=2e-2)
+
+
+@pytest.mark.parametrize("scale", [2.0, 0.5])
+def test_small_misses_are_keyed_in_world_units_not_rounded_away(empty_file: bpy.types.Scene, scale: float) -> None:
+    """Only errors below float32 resolution (1e-7 of the chain length) are keyed as 0: a target just out of reach
+    (3e-5 to 1.5e-4 of the length) keys the world distance Blender shows."""
+    rig = scaled_rig(scale)
+    frames = list(range(1, 6))
+    target = rigs.circle_target(rig, frames, lambda f: rig.length * (1 + 3e-5 * f), lambda f: 0.3)
+    chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0
+    assert rigs.bake(rig, frames[0], frames[-1]) == {"FINISHED"}
+    ev = rigs.evaluate(rig, target, frames)
+    miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
+    np.testing.assert_allclose(miss, rig.length * scale * 3e-5 * np.array(frames), rtol=0.05)
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
+    keyed = np.array([fc.evaluate(f) for f in frames])
+    np.testing.assert_allclose(keyed, miss, atol=0.02 * miss.min())
