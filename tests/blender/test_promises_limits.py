@@ -75,3 +75,25 @@ def test_played_back_angles_stay_within_the_limits(empty_file: bpy.types.Scene, 
     assert free_frames.sum() >= 5
     if strategy == "ACCEPT":
         assert miss[free_frames].max() < 1e-4 * rig.length * rig.world_scale
+
+
+def test_stretch_stays_within_its_range(empty_file: bpy.types.Scene) -> None:
+    """Stretch scales the chain by one factor within [Stretch Min, Stretch Max]: the bone lengths Blender plays
+    back, over their rest lengths, stay in the range, and reach both ends when the limits leave no other way."""
+    rig = promises.bent_arm()
+    rigs.place_armature(rig, scale=(0.8, 0.8, 0.8))
+    # Far targets need the elbow straighter than 60 degrees allows (stretch), near ones more bent than 100 (shrink).
+    target = rigs.circle_target(rig, FRAMES, lambda f: rig.length * (0.35 + 0.85 * (0.5 + 0.5 * math.sin(f / 3.0))),
+                                lambda f: 0.05 * f)
+    chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0
+    chain.use_elbow_limit, chain.elbow_min, chain.elbow_max = True, math.radians(-100.0), math.radians(-60.0)
+    # Stretch makes up for the limit, not for the reach: at most full length, 1.148 times the 60 degree reach.
+    chain.limit_strategy, chain.stretch_min, chain.stretch_max = "STRETCH", 0.9, 1.1
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    ev = rigs.evaluate(rig, target, FRAMES)
+    upper = np.linalg.norm(ev.elbow - ev.shoulder, axis=1) / rig.a
+    lower = np.linalg.norm(ev.tip - ev.elbow, axis=1) / rig.b
+    np.testing.assert_allclose(lower, upper, atol=1e-5)  # one factor for both bones
+    assert upper.min() >= 0.9 - 1e-5 and upper.max() <= 1.1 + 1e-5, (upper.min(), upper.max())
+    assert (np.abs(upper - 0.9) < 1e-5).any() and (np.abs(upper - 1.1) < 1e-5).any()
