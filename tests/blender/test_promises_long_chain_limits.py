@@ -60,8 +60,10 @@ def played_back(arm: bpy.types.Object) -> tuple[np.ndarray, np.ndarray]:
     return np.array(first), np.array(others)
 
 
+@pytest.mark.parametrize("strategy", ["ACCEPT", "MOVE_ROOT", "STRETCH"])
 @pytest.mark.parametrize("solver_name", ["CCD", "FABRIK"])
-def test_long_chain_angles_stay_within_the_limits(empty_file: bpy.types.Scene, solver_name: str) -> None:
+def test_long_chain_angles_stay_within_the_limits(empty_file: bpy.types.Scene, solver_name: str,
+                                                  strategy: str) -> None:
     arm = bent_chain()
     first_rest = promises.signed_angle(np.array(arm.data.bones["B0"].matrix_local)[:3, 1],
                                        np.array(arm.data.bones["B1"].head_local), NORMAL)[0]
@@ -79,6 +81,7 @@ def test_long_chain_angles_stay_within_the_limits(empty_file: bpy.types.Scene, s
     chain.solver, chain.softness = solver_name, 0.0
     chain.use_shoulder_limit, chain.shoulder_min, chain.shoulder_max = True, *FIRST
     chain.use_elbow_limit, chain.elbow_min, chain.elbow_max = True, *OTHERS
+    chain.limit_strategy, chain.max_root_offset, chain.stretch_min, chain.stretch_max = strategy, 0.2, 0.8, 1.2
     assert bpy.ops.pose.soft_ik_bake(frame_start=FRAMES[0], frame_end=FRAMES[-1]) == {"FINISHED"}
 
     first, others = played_back(arm)
@@ -89,6 +92,11 @@ def test_long_chain_angles_stay_within_the_limits(empty_file: bpy.types.Scene, s
         bad = [(f, round(math.degrees(x), 2)) for f, x in zip(FRAMES, others[:, j], strict=True)
                if not OTHERS[0] - TOL <= x <= OTHERS[1] + TOL]
         assert not bad, f"joint {j + 1} outside {OTHERS} (frame, degrees): {bad[:6]}"
+    if strategy != "ACCEPT":  # the strategy really acted (and the limits above held anyway)
+        prop, rest = ("location", 0.0) if strategy == "MOVE_ROOT" else ("scale", 1.0)
+        curves = [rigs.fcurve(arm, f'pose.bones["B0"].{prop}', i) for i in range(3)]
+        assert all(fc is not None for fc in curves), f"{strategy} keyed no {prop}"
+        assert max(abs(fc.evaluate(f) - rest) for fc in curves for f in FRAMES) > 1e-3  # type: ignore[union-attr]
     # The limits acted: the first joint reaches both of its bounds, and some later joints sit on a bound.
     assert (np.abs(first - FIRST[0]) < 1e-3).any() and (np.abs(first - FIRST[1]) < 1e-3).any()
     assert (np.abs(others[:, 1:] - OTHERS[1]) < 1e-3).any() or (np.abs(others[:, 1:] - OTHERS[0]) < 1e-3).any()
