@@ -150,8 +150,13 @@ def _target_filter(rig: ChainRig, fps: float) -> TargetFilter | None:
 
 
 def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
-                previous: Any = None) -> ChainSolution:
-    """Solve one chain over ``frames`` (time order) from its sampled world matrices."""
+                previous: Any = None, smooth_root: bool = True) -> ChainSolution:
+    """Solve one chain over ``frames`` (time order) from its sampled world matrices.
+
+    ``smooth_root=False``: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
+    (the live preview: its previous solve may be another frame, the same frame before a drag, or another
+    strategy, so blending made the offset lag and depend on that history instead of matching the bake).
+    """
     valid = np.asarray(_finite_rows(samples.armature) & _finite_rows(samples.target)
                        & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
     valid = np.broadcast_to(valid, frames.shape).copy()
@@ -187,6 +192,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         "smoothing": _target_filter(rig, fps),
         **_strategy_options(rig, world_scale),
     }
+    root_smoothing = int(chain.root_smoothing) if smooth_root else 0
     if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
         a, b = (float(x) for x in rig.lengths)
         result: solver.TwoBoneResult | ChainResult
@@ -195,14 +201,14 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         result = solver.solve_two_bone(targets[0] if single else targets, a, b, bend=int(chain.bend),
                                        pole=None if pole is None else (pole[0] if single else pole),
                                        limits=_limits(rig), inner_softness=float(chain.inner_softness),
-                                       previous=previous, root_smoothing=int(chain.root_smoothing), **common)
+                                       previous=previous, root_smoothing=root_smoothing, **common)
         angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
         sensitivity = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12)
     else:
         solve = solve_ccd if chain.solver == "CCD" else solve_fabrik
         initial = rig.rest_angles.copy()
         result = solve(targets, rig.lengths, limits=_chain_limits(rig), bend=int(chain.bend),
-                       initial_angles=initial, previous=previous, root_smoothing=int(chain.root_smoothing),
+                       initial_angles=initial, previous=previous, root_smoothing=root_smoothing,
                        **common)
         angles = result.angles
         sensitivity = np.zeros(n_frames)

@@ -49,7 +49,7 @@ class ChainPreview:
     rig: ChainRig | None = None
     solution: ChainSolution | None = None
     message: str | None = None  # why the chain cannot be solved, for the panel
-    state: Any = None  # solver continuity (bend / direction / root offset) for the next solve
+    state: Any = None  # solver continuity (bend / direction) for the next solve
     written: tuple[float, ...] | None = None  # pose channels as last written by the preview
     arm_world: np.ndarray = field(default_factory=lambda: np.eye(4))  # armature world matrix of the solve
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
@@ -212,7 +212,8 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     if inputs != entry.inputs or entry.solution is None:
         fps = scene.render.fps / scene.render.fps_base
         try:
-            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=entry.state)
+            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=entry.state,
+                              smooth_root=False)
         except ValueError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return

@@ -8,9 +8,11 @@ holds still are merged away again, which is exact for the linear keys written.
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 
 from . import anim_keys, sampling
 from .bake import essential_keys
@@ -55,6 +57,7 @@ def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.nd
     scl: list[tuple[float, ...]] = []
     previous = obj.rotation_euler.copy() if mode not in {"QUATERNION", "AXIS_ANGLE"} else None
     last_quat = None
+    last_axis_angle: tuple[float, Vector] | None = None
     for m in local:
         t, q, s = Matrix(m.tolist()).decompose()
         loc.append(tuple(t[:]))
@@ -67,6 +70,16 @@ def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.nd
             rot.append(tuple(q[:]))
         elif mode == "AXIS_ANGLE":
             axis, angle = q.to_axis_angle()
+            if last_axis_angle is not None:
+                # Of the equivalent values (angle + 2k pi about the axis, or minus that about the opposite
+                # axis) take the nearest to the last frame's, or the keys turn the long way round in between.
+                last_angle, last_axis = last_axis_angle
+                if abs(math.sin(angle / 2)) < 1e-9:  # no rotation: any axis will do, keep the last one
+                    axis = last_axis.copy()
+                elif axis.dot(last_axis) < 0:
+                    axis, angle = -axis, -angle
+                angle += 2 * math.pi * round((last_angle - angle) / (2 * math.pi))
+            last_axis_angle = (angle, axis)
             rot.append((angle, *axis))
         else:
             e = q.to_euler(mode, previous)
