@@ -55,6 +55,14 @@ pytest_add_cli_args_test_selection = ["tests/solver"]
 ${only:+only_mutate = [${only%, }]}
 EOF
 
+# mutmut keeps the map of tests to functions from its first run and re-measures it only for new tests, and that
+# map covers only the modules mutated then: another selection of modules starts afresh.
+selection="${only:-all}"
+if [ "$(cat "$work/.selection" 2>/dev/null)" != "$selection" ]; then
+  rm -rf "$work/mutants"
+  echo "$selection" > "$work/.selection"
+fi
+
 cd "$work" || exit 1
 export HYPOTHESIS_STORAGE_DIRECTORY="$work/.hypothesis" PYTHONDONTWRITEBYTECODE=1
 echo "mutmut on solver/${*:+ ($*)} in $work, budget ${budget}s, $children children" >&2
