@@ -7,6 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from solver.rotations import (
+    EULER_ORDERS,
+    axis_angles_about_axis,
+    eulers_from_matrices,
+    matrices_from_axis_angles,
+    matrices_from_eulers,
+    quaternions_about_axis,
+    rotation_matrices_about_axis,
+    rotation_property,
+)
 from solver.smoothing import ExponentialFilter, OneEuroFilter, smooth_targets
 from solver.soft import soft_distance, soft_distance_derivative, soft_inner_distance
 
@@ -95,3 +105,65 @@ def test_smooth_targets_passes_its_parameters_and_defaults_to_one_euro() -> None
     points = np.random.default_rng(4).normal(size=(12, 2))
     np.testing.assert_allclose(smooth_targets(points, "exponential", time_constant=0.0), points, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(smooth_targets(points), OneEuroFilter().apply(points))
+
+
+# --- solver/rotations.py ----------------------------------------------------------------------------------------
+
+_AXIS = {"X": 0, "Y": 1, "Z": 2}
+
+
+def test_rotation_property_names_blenders_channels() -> None:
+    assert rotation_property("QUATERNION") == ("rotation_quaternion", 4)
+    assert rotation_property("AXIS_ANGLE") == ("rotation_axis_angle", 4)
+    for order in EULER_ORDERS:
+        assert rotation_property(order) == ("rotation_euler", 3)
+
+
+def test_axis_angle_matrices_match_rodrigues_for_an_oblique_axis() -> None:
+    axis = np.array([0.3, -0.8, 0.5])
+    angles = np.array([-2.0, 0.4, 1.3])
+    aa = np.c_[angles, np.tile(axis * 2.5, (3, 1))]  # any axis length
+    np.testing.assert_allclose(matrices_from_axis_angles(aa), rotation_matrices_about_axis(axis, angles), atol=1e-12)
+
+
+def test_quaternion_sign_follows_previous_only_when_it_points_away() -> None:
+    q = quaternions_about_axis([0, 0, 1], [np.nan, 0.0, 2.0])
+    # previous orthogonal to the first finite quaternion, or at an acute angle: no flip.
+    for previous in ([0.0, 1.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0], [0.1, 0.0, 0.0, -1.0]):
+        np.testing.assert_array_equal(quaternions_about_axis([0, 0, 1], [np.nan, 0.0, 2.0], previous=previous), q)
+    # previous pointing away from the first finite frame (frame 1; frame 2 alone would agree): the whole result flips.
+    flipped = quaternions_about_axis([0, 0, 1], [np.nan, 0.0, 2.0], previous=[-0.1, 0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(flipped, -q)
+
+
+def test_axis_angle_flips_only_for_a_previous_axis_pointing_away() -> None:
+    base = axis_angles_about_axis([0, 0, 1], [0.5, 0.6])
+    for previous in ([0.3, 1.0, 0.0, 0.0], [0.3, 0.0, 0.0, 0.5]):  # orthogonal, or along the axis but short
+        np.testing.assert_allclose(axis_angles_about_axis([0, 0, 1], [0.5, 0.6], previous=previous), base)
+    away = axis_angles_about_axis([0, 0, 1], [0.5, 0.6], previous=[-0.5, 0.0, 0.0, -2.0])
+    np.testing.assert_allclose(away, [[-0.5, 0, 0, -1], [-0.6, 0, 0, -1]])
+
+
+@pytest.mark.parametrize(("delta", "previous_angle", "expected_shift"),
+                         [([2.0, 2.1], 2.0 - 2 * np.pi, -1), ([0.0, 3.0], -2.5, 0), ([0.5, 0.6], 13.0, 2)])
+def test_axis_angle_joins_the_previous_angle(delta: list[float], previous_angle: float, expected_shift: int) -> None:
+    out = axis_angles_about_axis([0, 0, 1], delta, previous=[previous_angle, 0.0, 0.0, 1.0])
+    np.testing.assert_allclose(out[:, 0], np.array(delta) + 2 * np.pi * expected_shift)
+    assert abs(out[0, 0] - previous_angle) <= np.pi
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_gimbal_locked_frames_round_trip_and_keep_the_last_angle(order: str) -> None:
+    i, j, k = (_AXIS[c] for c in order)
+    # The middle angle passes through +pi/2 (locked at frames 0 and 3), the others move.
+    middle = np.array([90.0, 84.0, 88.0, 90.0, 93.0, 97.0])
+    eulers = np.zeros((6, 3))
+    eulers[:, i] = np.radians([10.0, 12.0, 15.0, 17.0, 20.0, 22.0])
+    eulers[:, j] = np.radians(middle)
+    eulers[:, k] = np.radians([-30.0, -28.0, -25.0, -21.0, -18.0, -15.0])
+    m = matrices_from_eulers(eulers, order)
+    out = eulers_from_matrices(m, order)
+    np.testing.assert_allclose(matrices_from_eulers(out, order), m, atol=1e-9)
+    assert out[0, k] == 0.0  # locked first frame, nothing keyed before: the last angle is 0
+    assert out[3, k] == pytest.approx(out[2, k], abs=1e-12)  # locked later: the last angle keeps its value
+    assert np.all(np.abs(np.diff(out[1:], axis=0)) < 0.5)  # continuous after the first frame
