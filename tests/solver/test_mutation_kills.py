@@ -19,6 +19,15 @@ from solver.rotations import (
 )
 from solver.smoothing import ExponentialFilter, OneEuroFilter, smooth_targets
 from solver.soft import soft_distance, soft_distance_derivative, soft_inner_distance
+from solver.spaces import (
+    compose_matrices,
+    from_shoulder_2d,
+    shoulder_frame,
+    shoulder_local_basis,
+    to_shoulder_2d,
+    transform_points,
+    transform_vectors,
+)
 
 # --- solver/soft.py ---------------------------------------------------------------------------------------------
 
@@ -167,3 +176,61 @@ def test_gimbal_locked_frames_round_trip_and_keep_the_last_angle(order: str) -> 
     assert out[0, k] == 0.0  # locked first frame, nothing keyed before: the last angle is 0
     assert out[3, k] == pytest.approx(out[2, k], abs=1e-12)  # locked later: the last angle keeps its value
     assert np.all(np.abs(np.diff(out[1:], axis=0)) < 0.5)  # continuous after the first frame
+
+
+# --- solver/spaces.py -------------------------------------------------------------------------------------------
+
+
+def _base(frames: int) -> np.ndarray:
+    """Base matrices with translation, a rotation off the XZ plane and non-uniform scale."""
+    return compose_matrices(np.c_[np.arange(frames), np.ones(frames), -np.arange(frames)],
+                            np.c_[0.3 + 0.1 * np.arange(frames), np.full(frames, 0.4), np.full(frames, -0.2)],
+                            [[1.5, 0.7, 1.2]], "XYZ")
+
+
+def test_transform_vectors_applies_the_linear_part_only() -> None:
+    m = _base(3)
+    v = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5], [2.0, 0.0, 0.0]])
+    np.testing.assert_allclose(transform_vectors(m, v), transform_points(m, v) - transform_points(m, np.zeros((3, 3))),
+                               atol=1e-12)
+    assert np.linalg.norm(transform_vectors(m, v) - transform_points(m, v)) > 1.0  # the translation is left out
+
+
+def test_compose_matrices_broadcasts_any_single_row() -> None:
+    frames = 4
+    rows = {"location": np.c_[np.arange(frames), np.zeros(frames), np.zeros(frames)],
+            "rotation": np.c_[np.linspace(0, 1, frames), np.zeros(frames), np.zeros(frames)],
+            "scale": np.c_[np.linspace(1, 2, frames), np.ones(frames), np.ones(frames)]}
+    single = {"location": [[0.0, 0.0, 0.0]], "rotation": [[0.0, 0.0, 0.0]], "scale": [[1.0, 1.0, 1.0]]}
+    full = compose_matrices(rows["location"], rows["rotation"], rows["scale"], "XYZ")
+    for name in rows:
+        args = {**single, name: rows[name]}
+        out = compose_matrices(args["location"], args["rotation"], args["scale"], "XYZ")
+        assert out.shape == (frames, 4, 4)
+        assert len({out[f].tobytes() for f in range(frames)}) == frames  # every frame its own row
+    assert full.shape == (frames, 4, 4)
+
+
+def test_from_shoulder_2d_puts_points_at_the_given_depth_with_an_explicit_local_normal() -> None:
+    m = _base(3)
+    a = np.array([0.2, 0.35, 0.9])  # a local normal off the bone's +Y axis and off m's own L^T n
+    a_unit = a / np.linalg.norm(a)
+    x, y = shoulder_local_basis(a)
+    assert abs(x @ a_unit) < 1e-12 and abs(np.linalg.norm(x) - 1.0) < 1e-12 and x[1] > 0.0
+    p2 = np.array([[1.0, 0.5], [-0.3, 2.0], [0.7, -1.1]])
+    for depth in (0.25, np.array([0.0, -0.4, 1.3])):
+        got = from_shoulder_2d(p2, m, [0.0, -1.0, 0.0], local_normal=a, depth=depth)
+        local = p2[:, :1] * x + p2[:, 1:] * y + np.reshape(depth, (-1, 1)) * a_unit
+        np.testing.assert_allclose(got, transform_points(m, local), atol=1e-12)
+        np.testing.assert_allclose(to_shoulder_2d(got, m, [0.0, -1.0, 0.0], local_normal=a), p2, atol=1e-12)
+
+
+def test_shoulder_frame_projects_an_off_plane_bone_onto_the_plane() -> None:
+    m = _base(2)
+    n = np.array([0.0, -1.0, 0.0])
+    origin, x, y = shoulder_frame(m, n)
+    np.testing.assert_allclose(origin, m[:, :3, 3])
+    np.testing.assert_allclose(x @ n, 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(x, axis=1), 1.0)
+    assert np.all(np.sum(x * m[:, :3, 1], axis=1) > 0.0)  # along the bone, not against it
+    np.testing.assert_allclose(y, np.cross(n, x), atol=1e-12)
