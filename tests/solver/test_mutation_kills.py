@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from solver import IKFlag, JointLimits, solve_two_bone
 from solver.rotations import (
     EULER_ORDERS,
     axis_angles_about_axis,
@@ -234,3 +235,22 @@ def test_shoulder_frame_projects_an_off_plane_bone_onto_the_plane() -> None:
     np.testing.assert_allclose(np.linalg.norm(x, axis=1), 1.0)
     assert np.all(np.sum(x * m[:, :3, 1], axis=1) > 0.0)  # along the bone, not against it
     np.testing.assert_allclose(y, np.cross(n, x), atol=1e-12)
+
+
+# --- solver/_scalar.py (the single-frame path) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [2 * np.pi, 7.0])
+@pytest.mark.parametrize("lo", [-4.0, -1.0, 0.5])
+def test_a_shoulder_range_of_a_full_turn_limits_nothing_on_either_path(width: float, lo: float) -> None:
+    free = solve_two_bone(np.array([[0.9 * np.cos(t), 0.9 * np.sin(t)] for t in np.linspace(-3.0, 3.0, 7)]),
+                          1.0, 0.8, bend=-1)
+    limits = JointLimits(shoulder=(lo, lo + width))
+    for f, target in enumerate(free.end):
+        for got in (solve_two_bone(target, 1.0, 0.8, bend=-1, limits=limits),
+                    solve_two_bone(target[None], 1.0, 0.8, bend=-1, limits=limits)):
+            shoulder = float(np.ravel(got.shoulder_angle)[0])
+            assert lo <= shoulder <= lo + width  # expressed inside the range
+            assert abs(np.remainder(shoulder - free.shoulder_angle[f] + np.pi, 2 * np.pi) - np.pi) < 1e-9
+            assert int(np.ravel(got.flags)[0]) & IKFlag.LIMITED_SHOULDER == 0
+            np.testing.assert_allclose(np.reshape(got.end, 2), target, atol=1e-9)
