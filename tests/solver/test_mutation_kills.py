@@ -254,3 +254,29 @@ def test_a_shoulder_range_of_a_full_turn_limits_nothing_on_either_path(width: fl
             assert abs(np.remainder(shoulder - free.shoulder_angle[f] + np.pi, 2 * np.pi) - np.pi) < 1e-9
             assert int(np.ravel(got.flags)[0]) & IKFlag.LIMITED_SHOULDER == 0
             np.testing.assert_allclose(np.reshape(got.end, 2), target, atol=1e-9)
+
+
+_FIELDS = ("shoulder_angle", "elbow_angle", "end", "error", "root_offset", "stretch", "flags", "bend")
+
+
+@pytest.mark.parametrize("strategy", ["accept", "move_root", "stretch"])
+@pytest.mark.parametrize(
+    "limits",
+    [JointLimits(shoulder=(-0.4, 0.9)), JointLimits(elbow=(0.3, 1.2)), JointLimits(elbow=(-1.0, -0.2)),
+     JointLimits(shoulder=(2.5, 3.6), elbow=(-0.5, 0.5))],
+    ids=["shoulder", "elbow", "elbow-negative", "both"],
+)
+def test_single_frame_path_agrees_with_one_limit_at_a_time(limits: JointLimits, strategy: str) -> None:
+    # The property test always limits both joints; one joint alone takes other branches of the single path.
+    angles = np.linspace(-3.0, 3.0, 9)
+    for bend in (1, -1):
+        for reach in (0.35, 1.2, 1.9):
+            for t in angles:
+                target = np.array([reach * np.cos(t), reach * np.sin(t)])
+                opts = dict(bend=bend, limits=limits, strategy=strategy, max_root_offset=0.3, stretch_range=(0.8, 1.3))
+                single = solve_two_bone(target, 1.0, 0.8, **opts)
+                batch = solve_two_bone(target[None], 1.0, 0.8, **opts)
+                for name in _FIELDS:
+                    np.testing.assert_allclose(np.asarray(getattr(single, name), dtype=float),
+                                               np.asarray(getattr(batch, name), dtype=float)[0], atol=1e-9,
+                                               err_msg=f"{name} at {target}, bend {bend}")
