@@ -2,7 +2,7 @@
 # Everything CI checks, on a fresh machine: sets up the environments (idempotent), then
 #   ruff, mypy --strict on solver/, mypy on the Blender layer (against fake-bpy-module),
 #   the solver tests on numpy 2 (dev) and numpy 1.26 (the bpy-4.2 env),
-#   the Blender tests (real Blender as a module) on 4.2, 4.5 and 5.0.
+#   the Blender tests (real Blender as a module) on 4.2, 4.5, 5.0, 5.2 and 5.3.
 # Every stage runs even after a failure; a summary follows, and the last line is
 #   all: N passed, M failed
 # (test counts from pytest; a lint/type/setup stage counts as one check). Exit status 1 if any stage failed.
@@ -80,7 +80,7 @@ run_stage mypy-blender check "$dev/mypy" --config-file pyproject.toml --cache-di
 run_stage solver-dev pytest "$dev/python" -m pytest tests/solver -q -p no:cacheprovider
 run_stage solver-numpy1.26 pytest .venvs/bpy-4.2/bin/python -m pytest tests/solver -q -p no:cacheprovider
 
-for v in 4.2 4.5 5.0; do
+for v in 4.2 4.5 5.0 5.2 5.3; do
   run_stage "blender-$v" pytest ".venvs/bpy-$v/bin/python" tests/blender/run.py -q
 done
 

@@ -7,6 +7,7 @@ panels and lists, enum items included) plus the panel texts and the report/check
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import bpy
@@ -14,12 +15,18 @@ import harness
 import pytest
 
 
-def _rna_strings(rna: bpy.types.Struct, base: bpy.types.Struct) -> list[str]:
+def _declared(cls: type) -> set[str]:
+    """The property names the add-on itself declares (annotations along the class's bases)."""
+    return {name for klass in cls.__mro__ for name in inspect.get_annotations(klass)}
+
+
+def _rna_strings(rna: bpy.types.Struct, base: bpy.types.Struct, declared: set[str]) -> list[str]:
     out: list[str] = []
     for prop in rna.properties:
-        inherited = base.properties.get(prop.identifier)
-        if (inherited is not None and (inherited.name, inherited.description) == (prop.name, prop.description)) \
-                or prop.name == prop.identifier:
+        # Blender's own base properties are Blender's strings. Told apart by what the add-on declares, not by
+        # comparing texts: 5.3 gives every Python PropertyGroup subclass its own `name` property, with a
+        # description other than the base one's.
+        if (prop.identifier in base.properties and prop.identifier not in declared) or prop.name == prop.identifier:
             continue  # Blender's own base properties, and unnamed ones that no UI shows
         out += [prop.name, prop.description]
         if prop.type == "ENUM":
@@ -31,12 +38,12 @@ def _rna_strings(rna: bpy.types.Struct, base: bpy.types.Struct) -> list[str]:
 def user_facing_strings() -> set[str]:
     strings: list[str] = []
     for cls in harness.package("properties").classes:
-        strings += _rna_strings(cls.bl_rna, bpy.types.PropertyGroup.bl_rna)
+        strings += _rna_strings(cls.bl_rna, bpy.types.PropertyGroup.bl_rna, _declared(cls))
     operator_base = bpy.types.Operator.bl_rna
     for cls in harness.package("operators").classes:
         category, name = cls.bl_idname.split(".")
         rna = getattr(getattr(bpy.ops, category), name).get_rna_type()
-        strings += [rna.name, rna.description, *_rna_strings(rna, operator_base)]
+        strings += [rna.name, rna.description, *_rna_strings(rna, operator_base, _declared(cls))]
     for cls in harness.package("panels").classes:
         strings += [getattr(cls, "bl_label", ""), cls.bl_rna.description]
     strings += harness.package("panels.texts").UI_TEXTS

@@ -92,6 +92,7 @@ def test_prepare_targets_clamps_softens_and_holds_direction() -> None:
     ],
 )
 def test_invalid_options_raise(bad: dict[str, Any]) -> None:
+    bad = dict(bad)  # a copy: the parameter is shared by every run in one process (mutmut runs the suite twice)
     lengths = bad.pop("lengths", [1.0, 1.0])
     with pytest.raises(ValueError):
         setup_for(lengths, **bad)
