@@ -6,7 +6,7 @@
 # `--command extension build`, installs it with `--command extension install-file` into a throwaway user
 # directory, then runs one Blender process per test file (each under a timeout). Prints one pytest-like line
 # per suite and, last, "N passed, M failed, K skipped in Ts" for all of them. Exit status 1 if anything failed.
-# Env: GUI_K=substring selects tests by name; GUI_OUT=DIR keeps results and grabs (default: a temp dir);
+# Env: GUI_K=substring selects tests by name, GUI_FILES=substring test files; GUI_OUT=DIR keeps results and grabs (default: a temp dir);
 #      GUI_TIMEOUT seconds per test file (default 300); GUI_SCREENSHOTS=DIR also writes README screenshots there.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +38,7 @@ run_suite() {
   local suite="$1" root rc out start p=0 f=0 s=0
   start=$(date +%s)
   out="$out_root/$suite"
+  rm -rf "$out"
   mkdir -p "$out"
   root="$(bash "$repo/scripts/gui_setup.sh" "$suite" | tail -n 1)"
   rc=${PIPESTATUS[0]}
@@ -63,7 +64,7 @@ run_suite() {
 
   # Everything below runs inside the chroot; the source is read-only there, so nothing lands in the tree.
   chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home LANG=C.UTF-8 \
-    GUI_K="${GUI_K:-}" GUI_TIMEOUT="$timeout_s" GUI_SCREENSHOTS="${GUI_SCREENSHOTS:+/out/screenshots}" \
+    GUI_K="${GUI_K:-}" GUI_FILES="${GUI_FILES:-}" GUI_TIMEOUT="$timeout_s" GUI_SCREENSHOTS="${GUI_SCREENSHOTS:+/out/screenshots}" \
     bash /src/tests/gui/in_chroot.sh
   rc=$?
   if [ -n "${GUI_SCREENSHOTS:-}" ] && [ -d "$out/screenshots" ]; then

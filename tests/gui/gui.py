@@ -111,7 +111,7 @@ class Gui:
 
     # --- events ---------------------------------------------------------------------------------------------
     def to_window(self, region: bpy.types.Region, x: float, y: float) -> tuple[int, int]:
-        return int(round(region.x + x)), int(round(region.y + y))
+        return round(region.x + x), round(region.y + y)
 
     def event(self, type: str, value: str, x: int | None = None, y: int | None = None, **mods: bool) -> None:
         """One simulated event at window coordinates (x, y); the mouse stays where it was when omitted."""
@@ -187,6 +187,8 @@ class Gui:
     def open_tab(self, category: str = CATEGORY) -> Tick:
         """Show the sidebar and switch it to ``category`` with Ctrl+wheel over it (its tab is read-only in RNA),
         falling back to clicking down the tab strip."""
+        if self.space.show_region_ui and self.sidebar.active_panel_category == category:
+            return
         self.space.show_region_ui = True
         yield from self.wait(3)
         ui = self.sidebar

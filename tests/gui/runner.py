@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "blender")]
 import bpy  # noqa: E402
 import gui  # noqa: E402
 
-TEST_TIMEOUT = float(os.environ.get("SOFT_IK_GUI_TEST_TIMEOUT", "90"))
+TEST_TIMEOUT = float(os.environ.get("SOFT_IK_GUI_TEST_TIMEOUT", "240"))
 
 
 class Skip(Exception):
@@ -96,7 +96,7 @@ class Runner:
             if errors:
                 self.record(name, "failed", "Python error in Blender's console during the test:\n" + errors)
             else:
-                self.record(name, "passed")
+                self.record(name, "passed", f"{time.monotonic() - started:.1f}s")
             self._end_test()
             return 0.05
         except Skip as exc:
@@ -108,6 +108,12 @@ class Runner:
             self._end_test()
             return 0.05
         if time.monotonic() - started > TEST_TIMEOUT:
+            where, frame = [], gen
+            while frame is not None and hasattr(frame, "gi_code"):
+                line = frame.gi_frame.f_lineno if frame.gi_frame else "?"  # type: ignore[attr-defined]
+                where.append(f"{frame.gi_code.co_name}:{line}")  # type: ignore[attr-defined]
+                frame = frame.gi_yieldfrom  # type: ignore[attr-defined]
+            print(f"GUI-INFO {name} timed out in {' > '.join(where)}", flush=True)
             gen.close()  # type: ignore[attr-defined]
             self.record(name, "failed", f"timed out after {TEST_TIMEOUT:.0f} s")
             self._end_test()
