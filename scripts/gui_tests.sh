@@ -67,6 +67,7 @@ run_suite() {
     GUI_K="${GUI_K:-}" GUI_FILES="${GUI_FILES:-}" GUI_TIMEOUT="$timeout_s" GUI_SCREENSHOTS="${GUI_SCREENSHOTS:+/out/screenshots}" \
     bash /src/tests/gui/in_chroot.sh
   rc=$?
+  [ "$rc" -eq 0 ] || echo "gui-$suite: the run inside the chroot ended with rc=$rc"
   if [ -n "${GUI_SCREENSHOTS:-}" ] && [ -d "$out/screenshots" ]; then
     mkdir -p "$GUI_SCREENSHOTS"
     cp "$out"/screenshots/*.png "$GUI_SCREENSHOTS"/ 2>/dev/null || true

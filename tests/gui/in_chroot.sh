@@ -26,9 +26,16 @@ if ! blender --factory-startup --command extension install-file -r user_default 
 fi
 echo "built and installed $(basename "$zip")"
 
-for test in /src/tests/gui/test_*.py; do
+tests=(/src/tests/gui/test_*.py)
+# scripts/gui_screenshots.sh: only the README screenshots.
+[ -n "${GUI_SCREENSHOTS:-}" ] && tests=(/src/tests/gui/screenshots.py)
+for test in "${tests[@]}"; do
   name="$(basename "$test" .py)"
-  case "$name" in *"${GUI_FILES:-}"*) ;; *) continue ;; esac
+  if [ -n "${GUI_FILES:-}" ]; then  # space-separated substrings of test file names
+    keep=0
+    for pattern in $GUI_FILES; do case "$name" in *"$pattern"*) keep=1 ;; esac; done
+    [ "$keep" -eq 1 ] || continue
+  fi
   start=$(date +%s)
   rm -rf "/out/$name"
   SOFT_IK_GUI_TEST="$test" SOFT_IK_GUI_OUT=/out SOFT_IK_GUI_K="${GUI_K:-}" \
