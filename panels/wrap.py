@@ -25,10 +25,10 @@ _TOKENS = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+|\s+")
 def text_width(text: str) -> float:
     """Width of ``text`` in pixels in the interface font at the current UI scale."""
     prefs = bpy.context.preferences
-    style = prefs.ui_styles[0]
-    points = getattr(style, "widget", None) or getattr(style, "widget_label", None)
-    blf.size(0, (points.points if points is not None else 11.0) * prefs.view.ui_scale)
-    return float(blf.dimensions(0, text)[0])
+    style = next(iter(prefs.ui_styles), None)
+    font = getattr(style, "widget", None) or getattr(style, "widget_label", None)
+    blf.size(0, (font.points if font is not None else 11.0) * prefs.view.ui_scale)
+    return float(blf.dimensions(0, text)[0])  # type: ignore[index]  # the 4.2 stub says it returns None
 
 
 def wrap(text: str, width: float, measure: Callable[[str], float] = text_width) -> list[str]:

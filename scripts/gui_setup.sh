@@ -35,6 +35,7 @@ cleanup() {
   done
 }
 trap cleanup EXIT
+trap 'cleanup; exit 143' TERM INT
 
 mount_into() {  # mount_into ROOT: proc, sys, dev (rbind, rslave), tmpfs on /tmp
   local r="$1"
@@ -66,7 +67,7 @@ start=$(date +%s)
 # A chroot without the stamp is half-made (an interrupted run): unmount anything left and start over.
 if [ -e "$root" ]; then
   echo "gui_setup: removing incomplete chroot $root"
-  for m in "$root/tmp" "$root/dev" "$root/sys" "$root/proc"; do
+  for m in "$root/out" "$root/src" "$root/tmp" "$root/dev" "$root/sys" "$root/proc"; do
     mountpoint -q "$m" && { umount -R "$m" 2>/dev/null || umount -lR "$m"; }
   done
   rm -rf --one-file-system "$root"

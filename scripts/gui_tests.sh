@@ -26,6 +26,7 @@ unmount_all() {
   mounted=()
 }
 trap unmount_all EXIT
+trap 'unmount_all; exit 143' TERM INT  # a CI stage timeout must not leave the tree bind-mounted
 
 bind() {  # bind SRC DST [ro]
   mkdir -p "$2"
@@ -54,6 +55,10 @@ run_suite() {
     return 1
   fi
 
+  # Mounts a killed earlier run may have left behind.
+  for m in out src tmp dev sys proc; do
+    mountpoint -q "$root/$m" && { umount -R "$root/$m" 2>/dev/null || umount -lR "$root/$m"; }
+  done
   mkdir -p "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
   mount -t proc proc "$root/proc" && mounted+=("$root/proc")
   mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
