@@ -22,6 +22,10 @@ CATEGORY = "Soft IK"
 Tick = Iterator[float | None]
 
 
+class Skip(Exception):
+    """Raised by a test that cannot run on this Blender (reported as skipped, not failed)."""
+
+
 class StderrTap(io.TextIOBase):
     """Passes everything on to the real stderr and keeps a copy, so a test can see tracebacks Blender printed
     (a panel's ``draw`` or a draw callback that raised)."""

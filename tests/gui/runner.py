@@ -30,13 +30,6 @@ import gui  # noqa: E402
 TEST_TIMEOUT = float(os.environ.get("SOFT_IK_GUI_TEST_TIMEOUT", "240"))
 
 
-class Skip(Exception):
-    """Raised by a test that cannot run on this Blender (reported as skipped, not failed)."""
-
-
-gui.Skip = Skip  # type: ignore[attr-defined]
-
-
 def _load(path: Path):  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
@@ -99,7 +92,7 @@ class Runner:
                 self.record(name, "passed", f"{time.monotonic() - started:.1f}s")
             self._end_test()
             return 0.05
-        except Skip as exc:
+        except gui.Skip as exc:
             self.record(name, "skipped", str(exc))
             self._end_test()
             return 0.05
