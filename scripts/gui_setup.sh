@@ -13,7 +13,9 @@ suite="${1:?usage: gui_setup.sh SUITE}"
 cache="${GUI_CACHE:-/var/cache/soft_ik_2d}"
 root="$cache/gui-$suite"
 stamp="$root/.soft_ik_2d_ready"
-packages=(blender xvfb xauth libgl1-mesa-dri libegl1 libglx-mesa0 xdotool imagemagick python3-numpy)
+# GUI_BLENDER_PACKAGE only exists to exercise the "no installable blender" path (exit 3).
+blender_pkg="${GUI_BLENDER_PACKAGE:-blender}"
+packages=("$blender_pkg" xvfb xauth libgl1-mesa-dri libegl1 libglx-mesa0 xdotool imagemagick python3-numpy)
 # sid's blender 5.2 misses these dependencies: its bundled extensions add-on imports them.
 sid_extra=(python3-cattr python3-requests)
 
@@ -100,7 +102,7 @@ in_root apt-get -qq update
 # Which blender does the archive offer? None (or none installable) is not a failure of ours: exit 3.
 target=()
 [ "$suite" = sid ] && target=(-t sid)
-if ! in_root apt-get "${target[@]}" -s "${apt_opts[@]}" install blender > /dev/null 2>&1; then
+if ! in_root apt-get "${target[@]}" -s "${apt_opts[@]}" install "$blender_pkg" > /dev/null 2>&1; then
   echo "gui_setup: the $suite archive offers no installable blender" >&2
   cleanup; mounted=()
   rm -rf --one-file-system "$root"
@@ -114,7 +116,7 @@ in_root apt-get "${target[@]}" "${apt_opts[@]}" -qq install "${packages[@]}" "${
   tail -n 20 "$cache/gui-$suite.apt.log" >&2; exit 1; }
 in_root apt-get clean
 
-version="$(in_root dpkg-query -W -f '${Version}' blender)"
+version="$(in_root dpkg-query -W -f '${Version}' "$blender_pkg")"
 cleanup; mounted=()
 echo "blender $version, built $(date -u +%FT%TZ) in $(( $(date +%s) - start ))s" > "$stamp"
 echo "gui_setup: $suite ready: $(cat "$stamp")"
