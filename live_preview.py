@@ -343,15 +343,33 @@ def _remove_ours() -> None:
                 handlers.remove(h)
 
 
+def _refresh_once() -> None:
+    """Enabled in a running Blender, nothing re-evaluates by itself: without this the overlay and the preview
+    stayed away until the next edit (seen in the GUI). Solves the current state once and redraws the viewports."""
+    context = bpy.context
+    if context.scene is None or context.window_manager is None:
+        return None
+    _run(context.scene, context.evaluated_depsgraph_get(), frame_changed=True)
+    for window in context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                area.tag_redraw()
+    return None
+
+
 def register() -> None:
     _remove_ours()
     for list_name, func in _HANDLERS:
         getattr(bpy.app.handlers, list_name).append(func)
     # Frames a bake steps for sampling are not the user's: the preview stays out of them.
     sampling.quiet_handlers[:] = [(n, f) for n, f in _HANDLERS if n in ("depsgraph_update_post", "frame_change_post")]
+    if not bpy.app.background:  # timers never run in background mode
+        bpy.app.timers.register(_refresh_once, first_interval=0.0)
 
 
 def unregister() -> None:
+    if bpy.app.timers.is_registered(_refresh_once):
+        bpy.app.timers.unregister(_refresh_once)
     _remove_ours()
     sampling.quiet_handlers.clear()
     clear_cache()

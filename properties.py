@@ -15,6 +15,10 @@ from bpy.props import (
 )
 from bpy.types import PropertyGroup
 
+# Properties whose names Blender itself translates ("Error", "Softness", ...) take the add-on's own translation
+# context, or Blender's words would show instead of the add-on's (translations.py).
+from .translations import CONTEXT
+
 PLANE_ITEMS = [
     ("XZ", "XZ (Front)", "Rig drawn in the front view: rotations about the -Y axis"),
     ("XY", "XY (Top)", "Rig drawn in the top view: rotations about the +Z axis"),
@@ -80,7 +84,7 @@ def _touch(self: PropertyGroup, context: bpy.types.Context) -> None:
 class SoftIKWorstFrame(PropertyGroup):
     frame: IntProperty(name="Frame", description="Frame of the last bake with a large error")
     error: FloatProperty(
-        name="Error",
+        name="Error", translation_context=CONTEXT,
         description="Distance from the tip to the raw target at this frame",
         subtype="DISTANCE",
         unit="LENGTH",
@@ -99,21 +103,22 @@ class SoftIKChain(PropertyGroup):
     )
     chain_length: IntProperty(
         update=_touch,
-        name="Chain Length",
+        name="Chain Length", translation_context=CONTEXT,
         description="Number of bones from the lower bone up its parents (2 for an arm or leg)",
         default=2,
         min=2,
         max=32,
     )
     solver: EnumProperty(
-        update=_touch, name="Solver", items=SOLVER_ITEMS, default="ANALYTIC", description="How the chain is solved"
+        update=_touch, name="Solver", items=SOLVER_ITEMS, default="ANALYTIC", description="How the chain is solved",
+        translation_context=CONTEXT,
     )
     target: PointerProperty(
         update=_touch, name="Target", type=bpy.types.Object, description="Object the tip reaches for (usually an Empty)"
     )
     target_space: EnumProperty(
         update=_touch,
-        name="Target Space",
+        name="Target Space", translation_context=CONTEXT,
         items=SPACE_ITEMS,
         default="WORLD",
         description="Space the target lives in; must match how it is parented",
@@ -131,7 +136,7 @@ class SoftIKChain(PropertyGroup):
     )
     bend: IntProperty(
         update=_touch,
-        name="Bend",
+        name="Bend", translation_context=CONTEXT,
         description="Which mirrored solution: +1 bends the elbow counter-clockwise "
         "in the rig's plane, -1 clockwise. Never flips by itself",
         min=-1,
@@ -142,14 +147,14 @@ class SoftIKChain(PropertyGroup):
     )
     pole: PointerProperty(
         update=_touch,
-        name="Pole",
+        name="Pole", translation_context=CONTEXT,
         type=bpy.types.Object,
         description="Optional object whose side of "
         "the shoulder-target line the elbow points to (kept when it lies on the line)",
     )
     softness: FloatProperty(
         update=_touch,
-        name="Softness",
+        name="Softness", translation_context=CONTEXT,
         description="Soft IK band as a fraction of the chain length: "
         "the arm approaches full extension smoothly and never locks. 0 = hard clamp",
         default=0.04,
@@ -237,7 +242,7 @@ class SoftIKChain(PropertyGroup):
     )
     smoothing_cutoff: FloatProperty(
         update=_touch,
-        name="Cutoff",
+        name="Cutoff", translation_context=CONTEXT,
         description="Smoothing cutoff frequency in Hz (lower = smoother)",
         default=2.0,
         min=0.001,
@@ -285,7 +290,7 @@ class SoftIKSettings(PropertyGroup):
     )
     show_overlay: BoolProperty(
         update=_touch,
-        name="Overlay",
+        name="Overlay", translation_context=CONTEXT,
         description="Draw reach rings, soft band, targets and error of the active chain in the viewport",
         default=True,
     )

@@ -1,7 +1,10 @@
 """Simplified Chinese (zh_HANS) for every label, tooltip and message of the add-on (the source is Chinese).
 
-Each entry is registered in the default context ``"*"`` and in ``"Operator"``: operator buttons, including
-their ``text=`` overrides in the panels, look their label up in the operator context. Message templates keep
+Each entry is registered in the default context ``"*"``, in ``"Operator"`` (operator buttons, including
+their ``text=`` overrides in the panels, look their label up in the operator context) and in the add-on's own
+:data:`CONTEXT`: Blender's own translations win over an add-on's for the same English word in the default
+context ("Error" showed as 错误, "Softness" as 柔和), so the properties whose names Blender also translates
+declare ``translation_context=CONTEXT``. Message templates keep
 their ``{placeholders}``; callers translate first and format afterwards.
 """
 
@@ -9,7 +12,8 @@ from __future__ import annotations
 
 import bpy
 
-CONTEXTS = ("*", "Operator")
+CONTEXT = "soft_ik_2d"
+CONTEXTS = ("*", "Operator", CONTEXT)
 
 ZH: dict[str, str] = {
     # chain_checks.py / verification.py
@@ -210,6 +214,10 @@ ZH: dict[str, str] = {
         "把活动链的目标绑定到它声明的空间，并在每一帧上保持它在世界中的运动",
     # Panels and UI lists (panels/)
     "Soft IK 2D": "二维软 IK",
+    "Soft IK": "软 IK",
+    "Root Filter": "根部滤波",
+    "Filter": "滤波器",
+    "Speed Gain": "速度增益",
     "Chain": "链",
     "Limits": "限制",
     "Smoothing": "平滑",

@@ -12,6 +12,7 @@ from .. import messages as msg
 from ..messages import say
 from ..properties import SPACE_ITEMS
 from ..rig import ChainError, chain_bone_names, check_no_cycle, check_shared_bones, read_chain
+from ..translations import CONTEXT
 from .common import active_chain_poll, armature_poll
 
 
@@ -67,10 +68,11 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
     bl_label = "Add Soft IK Chain"
     bl_options = {"REGISTER", "UNDO"}
 
+    # Their own translation context: Blender's translations of the same words would win (translations.CONTEXT).
     chain_length: IntProperty(name="Chain Length", description="Number of bones from the active bone up its "
-                              "parents (2 for an arm or a leg)", default=2, min=2, max=32)
+                              "parents (2 for an arm or a leg)", default=2, min=2, max=32, translation_context=CONTEXT)
     target_space: EnumProperty(name="Target Space", items=SPACE_ITEMS, default="WORLD",
-                               description="Space the target lives in")
+                               description="Space the target lives in", translation_context=CONTEXT)
     name: StringProperty(name="Name", description="Name of the chain (default: the active bone's name)")
 
     @classmethod

@@ -9,11 +9,12 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 
 from .. import linked_data
-from ..rig import space_mismatch
-from . import texts
+from ..rig import ChainError, check_target, space_mismatch
+from ..translations import CONTEXT
+from . import texts, wrap
 from .status import format_length, frame_status
 
-CATEGORY = "Soft IK"
+CATEGORY = texts.TAB
 
 
 def _active_chain(context: bpy.types.Context) -> bpy.types.PropertyGroup | None:
@@ -90,12 +91,14 @@ class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
         col.operator("pose.soft_ik_add_chain", text="", icon="ADD")
         col.operator("pose.soft_ik_remove_chain", text="", icon="REMOVE")
         if len(settings.chains) == 0:
-            layout.label(text=texts.NO_CHAINS, icon="INFO")
+            wrap.label(layout, context, texts.NO_CHAINS, icon="INFO")
 
-        row = layout.row(align=True)
+        # Three buttons in one row cut "Clear Bake" at the default sidebar width.
+        col = layout.column(align=True)
+        row = col.row(align=True)
         row.operator("pose.soft_ik_solve", text=texts.SOLVE, icon="CON_KINEMATIC")
         row.operator("pose.soft_ik_bake", text=texts.BAKE, icon="KEYINGSET")
-        row.operator("pose.soft_ik_clear_bake", text=texts.CLEAR_BAKE, icon="TRASH")
+        col.operator("pose.soft_ik_clear_bake", text=texts.CLEAR_BAKE, icon="TRASH")
 
 
 class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
@@ -122,14 +125,24 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
                 col.prop_search(chain, "space_bone", chain.space_object.data, "bones")
         elif chain.target_space == "CHARACTER":
             col.prop_search(chain, "space_bone", armature.data, "bones")
-        mismatch = space_mismatch(armature, chain)
+        # One verdict with the Status panel: a space setting the solve rejects (no Space Object, say) is shown
+        # here too, rather than a check mark because the parenting happens to match.
+        problem, fixable = None, False
+        if chain.target is not None:
+            try:
+                check_target(armature, chain)
+                problem = space_mismatch(armature, chain)
+                fixable = problem is not None
+            except ChainError as exc:
+                problem = str(exc)
         box = layout.box()
-        if mismatch:
+        if problem:
             box.alert = True
-            box.label(text=mismatch, icon="ERROR", translate=False)
-            box.operator("pose.soft_ik_fix_target_space", text=texts.FIX_TARGET_SPACE, icon="CON_CHILDOF")
+            wrap.label(box, context, problem, icon="ERROR", boxed=True, translate=False)
+            if fixable:
+                box.operator("pose.soft_ik_fix_target_space", text=texts.FIX_TARGET_SPACE, icon="CON_CHILDOF")
         elif chain.target is not None:
-            box.label(text=texts.SPACE_OK, icon="CHECKMARK")
+            wrap.label(box, context, texts.SPACE_OK, icon="CHECKMARK", boxed=True)
 
         col = layout.column(heading=texts.REACH)
         col.prop(chain, "bend")
@@ -161,7 +174,7 @@ class VIEW3D_PT_soft_ik_limits(_ChainPanel, bpy.types.Panel):
         col.prop(chain, "limit_strategy")
         if chain.limit_strategy == "MOVE_ROOT":
             col.prop(chain, "max_root_offset")
-            col.prop(chain, "root_smoothing")
+            col.prop(chain, "root_smoothing", text=texts.ROOT_FILTER, text_ctxt=CONTEXT)
         elif chain.limit_strategy == "STRETCH":
             sub = col.column(align=True)
             sub.prop(chain, "stretch_min")
@@ -177,12 +190,12 @@ class VIEW3D_PT_soft_ik_smoothing(_ChainPanel, bpy.types.Panel):
         layout.use_property_split = True
         layout.use_property_decorate = False
         chain = _active_chain(context)
-        layout.prop(chain, "smoothing")
+        layout.prop(chain, "smoothing", text=texts.FILTER, text_ctxt=CONTEXT)
         col = layout.column()
         col.active = chain.smoothing != "NONE"
         col.prop(chain, "smoothing_cutoff")
         if chain.smoothing == "ONE_EURO":
-            col.prop(chain, "smoothing_beta")
+            col.prop(chain, "smoothing_beta", text=texts.SPEED_GAIN, text_ctxt=CONTEXT)
 
 
 class VIEW3D_PT_soft_ik_status(_ChainPanel, bpy.types.Panel):
@@ -196,11 +209,11 @@ class VIEW3D_PT_soft_ik_status(_ChainPanel, bpy.types.Panel):
         col = layout.column(align=True)
         if status.message:
             col.alert = True
-            col.label(text=iface_(texts.CANNOT_SOLVE).format(reason=status.message), icon="ERROR",
-                      translate=False)
+            wrap.label(col, context, iface_(texts.CANNOT_SOLVE).format(reason=status.message), icon="ERROR",
+                       translate=False)
             col = layout.column(align=True)
         if status.error is None:
-            col.label(text=texts.NO_ERROR_DATA, icon="INFO")
+            wrap.label(col, context, texts.NO_ERROR_DATA, icon="INFO")
         else:
             col.label(text=status.source)
             frame = context.scene.frame_current
@@ -209,18 +222,18 @@ class VIEW3D_PT_soft_ik_status(_ChainPanel, bpy.types.Panel):
                       icon="DRIVER_DISTANCE", translate=False)
         if status.flags is not None:
             for text, icon in texts.decode_flags(status.flags):
-                col.label(text=text, icon=icon)
+                wrap.label(col, context, text, icon=icon)
         if status.sensitivity_degrees is not None:
             box = layout.box()
             if status.sensitive:
                 box.alert = True
-                box.label(text=iface_(texts.SENSITIVE).format(degrees=status.sensitivity_degrees),
-                          icon="ERROR", translate=False)
-                box.label(text=texts.SENSITIVE_HINT_1)
-                box.label(text=texts.SENSITIVE_HINT_2)
+                wrap.label(box, context, iface_(texts.SENSITIVE).format(degrees=status.sensitivity_degrees),
+                           icon="ERROR", boxed=True, translate=False)
+                wrap.label(box, context, texts.SENSITIVE_HINT_1, boxed=True)
+                wrap.label(box, context, texts.SENSITIVE_HINT_2, boxed=True)
             else:
-                box.label(text=iface_(texts.SENSITIVITY).format(degrees=status.sensitivity_degrees),
-                          icon="CHECKMARK", translate=False)
+                wrap.label(box, context, iface_(texts.SENSITIVITY).format(degrees=status.sensitivity_degrees),
+                           icon="CHECKMARK", boxed=True, translate=False)
 
 
 class VIEW3D_PT_soft_ik_bake_report(_ChainPanel, bpy.types.Panel):

@@ -39,7 +39,8 @@ WORST_FRAME = "Frame {frame}"
 CHAIN_BONES = "{upper} > {lower}"
 CANNOT_SOLVE = "Cannot solve: {reason}"
 
-# Short button labels and column headings.
+# The sidebar tab, short button labels and column headings.
+TAB = "Soft IK"
 SOLVE = "Solve"
 BAKE = "Bake"
 CLEAR_BAKE = "Clear Bake"
@@ -48,7 +49,12 @@ WORST_FRAMES = "Worst Frames"
 BONES = "Bones"
 TARGET = "Target"
 REACH = "Reach"
-LABELS = (SOLVE, BAKE, CLEAR_BAKE, FIX_TARGET_SPACE, WORST_FRAMES, BONES, TARGET, REACH)
+# Shorter names for properties whose own names are cut at the default sidebar width (the tooltip keeps them).
+ROOT_FILTER = "Root Filter"
+FILTER = "Filter"
+SPEED_GAIN = "Speed Gain"
+LABELS = (TAB, SOLVE, BAKE, CLEAR_BAKE, FIX_TARGET_SPACE, WORST_FRAMES, BONES, TARGET, REACH, ROOT_FILTER, FILTER,
+          SPEED_GAIN)
 
 UI_TEXTS: tuple[str, ...] = (
     *(text for _bit, text, _icon in FLAG_TEXTS),

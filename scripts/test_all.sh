@@ -2,7 +2,8 @@
 # Everything CI checks, on a fresh machine: sets up the environments (idempotent), then
 #   ruff, mypy --strict on solver/, mypy on the Blender layer (against fake-bpy-module),
 #   the solver tests on numpy 2 (dev) and numpy 1.26 (the bpy-4.2 env),
-#   the Blender tests (real Blender as a module) on 4.2, 4.5, 5.0, 5.2 and 5.3.
+#   the Blender tests (real Blender as a module) on 4.2, 4.5, 5.0, 5.2 and 5.3,
+#   the GUI tests in Blender's real window (Debian trixie's Blender 4.3, and sid's when it installs).
 # Every stage runs even after a failure; a summary follows, and the last line is
 #   all: N passed, M failed
 # (test counts from pytest; a lint/type/setup stage counts as one check). Exit status 1 if any stage failed.
@@ -83,6 +84,11 @@ run_stage solver-numpy1.26 pytest .venvs/bpy-4.2/bin/python -m pytest tests/solv
 for v in 4.2 4.5 5.0 5.2 5.3; do
   run_stage "blender-$v" pytest ".venvs/bpy-$v/bin/python" tests/blender/run.py -q
 done
+
+# Blender's real GUI: Debian's blender in a cached chroot under Xvfb (needs root; scripts/gui_tests.sh).
+# trixie (Blender 4.3) is required; sid runs when its archive has an installable blender, else reports skipped.
+run_stage gui-trixie pytest bash scripts/gui_tests.sh trixie
+run_stage gui-sid pytest bash scripts/gui_tests.sh sid
 
 echo
 echo "===== summary"
