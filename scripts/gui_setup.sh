@@ -19,6 +19,10 @@ packages=("$blender_pkg" xvfb xauth libgl1-mesa-dri libegl1 libglx-mesa0 xdotool
 # sid's blender 5.2 misses these dependencies: its bundled extensions add-on imports them.
 sid_extra=(python3-cattr python3-requests)
 
+# Two runs building the same chroot at once would wreck it: the second waits, then finds it ready.
+mkdir -p "$cache"
+exec 9>"$root.setup.lock"
+flock 9
 if [ -f "$stamp" ]; then
   echo "gui_setup: $suite chroot cached at $root ($(cat "$stamp"))"
   echo "$root"

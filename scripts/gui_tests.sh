@@ -55,6 +55,10 @@ run_suite() {
     return 1
   fi
 
+  # One run per chroot at a time (the cache is shared by every clone on the machine): another run's clean-up
+  # would unmount this one's /src and /out under it.
+  exec 8>"$root.lock"
+  flock 8
   # Mounts a killed earlier run may have left behind.
   for m in out src tmp dev sys proc; do
     mountpoint -q "$root/$m" && { umount -R "$root/$m" 2>/dev/null || umount -lR "$root/$m"; }
@@ -78,6 +82,7 @@ run_suite() {
     cp "$out"/screenshots/*.png "$GUI_SCREENSHOTS"/ 2>/dev/null || true
   fi
   unmount_all
+  flock -u 8
 
   p=$(grep -ch '^GUI-RESULT passed ' "$out"/*.log 2>/dev/null | awk '{s += $1} END {print s + 0}')
   f=$(grep -ch '^GUI-RESULT failed ' "$out"/*.log 2>/dev/null | awk '{s += $1} END {print s + 0}')
