@@ -32,6 +32,7 @@ from bpy.app.handlers import persistent
 from . import chain_checks, linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
+from .solver.chain_common import ChainState
 from .solver.spaces import shoulder_local_basis
 
 # Chain properties that are the last bake's report, not inputs of the solve.
@@ -173,6 +174,18 @@ def _overlay_frame(rig: ChainRig, sol: ChainSolution,
     return plane_to_world, elbow, center
 
 
+def _continuing(state: Any, rig: ChainRig) -> Any:
+    """The cached solver state if the chain's solver can continue it, else None (a fresh start).
+
+    Switching a chain between ANALYTIC and CCD/FABRIK, or changing its length, leaves the other solver's state
+    in the cache; handing it over made the handler raise and kept the old solution (and its flags) on show.
+    """
+    two_bone = rig.chain.solver == "ANALYTIC" and len(rig.bone_names) == 2  # as chain_solve.solve_chain decides
+    if isinstance(state, ChainState):
+        return state if not two_bone and len(state.angles) == len(rig.bone_names) else None
+    return state if two_bone else None
+
+
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
                   scene: bpy.types.Scene, *, pose: bool, armature_touched: bool) -> None:
     """Solve the chain if anything it reads changed, and (``pose``) keep its bones at the solution.
@@ -212,7 +225,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     if inputs != entry.inputs or entry.solution is None:
         fps = scene.render.fps / scene.render.fps_base
         try:
-            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=entry.state,
+            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=_continuing(entry.state, rig),
                               smooth_root=False)
         except ValueError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)

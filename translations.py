@@ -229,6 +229,8 @@ ZH: dict[str, str] = {
     "Soft IK: the reach is softened": "软 IK：伸展距离被软化",
     "Upper bone limit acts": "上段骨骼限制起作用",
     "Lower bone limit acts": "下段骨骼限制起作用",
+    "A joint of the chain sits on its limit": "链中有关节停在其限制上",
+    "Joint limits stop the chain short of the target": "关节限制使链够不到目标",
     "Move Root: the upper bone is offset": "移动根节点：上段骨骼被偏移",
     "Stretch: the bones are scaled": "拉伸：骨骼被缩放",
     "Target on the shoulder: previous direction kept": "目标在肩部：保持上一帧的方向",

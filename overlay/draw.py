@@ -19,6 +19,7 @@ from gpu_extras.batch import batch_for_shader
 
 from .. import live_preview
 from ..panels import texts
+from ..solver.flag_names import for_solver
 from .geometry import ChainOverlay, ChainOverlayInput, build_overlay
 
 COLORS = {
@@ -59,11 +60,13 @@ def current_overlay(context: bpy.types.Context) -> ChainOverlay | None:
     if _memo is not None and _memo[0] is sol:
         return _memo[1]
     lengths = entry.rig.lengths
+    joints = for_solver(chain.solver, len(entry.rig.bone_names)).limited_joints(int(sol.flags[0]))
     data = ChainOverlayInput(
         plane_to_world=entry.plane_to_world, lengths=(float(lengths[0]), float(lengths[1:].sum())),
         softness=float(chain.softness), inner_softness=float(chain.inner_softness),
         target_world=sol.target_world[0], solved_target_world=sol.solved_target_world[0],
-        tip_world=sol.tip_world[0], bend=int(chain.bend), flags=int(sol.flags[0]), elbow_world=entry.elbow_world,
+        tip_world=sol.tip_world[0], bend=int(chain.bend), limited_joints=joints,
+        elbow_world=entry.elbow_world,
         center_2d=entry.center_2d, stretch=float(sol.stretch[0]), sensitivity=float(sol.sensitivity[0]),
     )
     overlay = build_overlay(data)

@@ -20,10 +20,6 @@ from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
 
-# Solver flag bits (docs/design.md, solver.result.IKFlag), repeated so this module stays import-free.
-LIMITED_SHOULDER = 8
-LIMITED_ELBOW = 16
-
 # Circle resolution of the rings and bands.
 RING_SEGMENTS = 96
 # Marker half-size as a fraction of the chain length (shoulder-space units).
@@ -48,7 +44,9 @@ class ChainOverlayInput:
     - ``target_world``: the raw target; ``solved_target_world``: where the solver aimed after clamping and
       softening; ``tip_world``: the solved tip.
     - ``bend``: +1 / -1 (the elbow lies clockwise / counter-clockwise of the shoulder->target line).
-    - ``flags``: the frame's solver flag bits. ``elbow_world``: the solved elbow, or None (no elbow mark).
+    - ``limited_joints``: the joints whose limit acts on the frame (``"shoulder"``, ``"elbow"``), as the flag
+      table of the chain's solver names them (``solver.flag_table.FlagTable.limited_joints``): CCD/FABRIK flags
+      name no joint, so such a chain gets no mark. ``elbow_world``: the solved elbow, or None (no elbow mark).
     - ``center_2d``: the shoulder in shoulder space (non-zero when Move Root offset it).
     - ``stretch``: bone scale applied by Stretch (the rings scale with it).
     - ``sensitivity``: the solver's |d angle / d target| in radians per world unit (0 = not reported).
@@ -62,7 +60,7 @@ class ChainOverlayInput:
     solved_target_world: ArrayLike
     tip_world: ArrayLike
     bend: int = 1
-    flags: int = 0
+    limited_joints: tuple[str, ...] = ()
     elbow_world: ArrayLike | None = None
     center_2d: tuple[float, float] = (0.0, 0.0)
     stretch: float = 1.0
@@ -212,9 +210,9 @@ def build_overlay(data: ChainOverlayInput, segments: int = RING_SEGMENTS) -> Cha
     solved_2d = world_to_plane(w, solved)[0, :2]
 
     marks: list[FloatArray] = []
-    if data.flags & LIMITED_SHOULDER:
+    if "shoulder" in data.limited_joints:
         marks.append(offsets_to_world(w, to_world(w, center)[0], cross_offsets(1.5 * size)))
-    if data.flags & LIMITED_ELBOW and data.elbow_world is not None:
+    if "elbow" in data.limited_joints and data.elbow_world is not None:
         marks.append(offsets_to_world(w, data.elbow_world, cross_offsets(1.5 * size)))
 
     degrees = sensitivity_degrees(data.sensitivity, total * plane_scale(w))

@@ -220,9 +220,8 @@ class VIEW3D_PT_soft_ik_status(_ChainPanel, bpy.types.Panel):
             col.label(text=iface_(texts.ERROR_AT_FRAME).format(frame=frame,
                                                                error=format_length(context, status.error)),
                       icon="DRIVER_DISTANCE", translate=False)
-        if status.flags is not None:
-            for text, icon in texts.decode_flags(status.flags):
-                wrap.label(col, context, text, icon=icon)
+        for text, icon in status.flag_lines:
+            wrap.label(col, context, text, icon=icon)
         if status.sensitivity_degrees is not None:
             box = layout.box()
             if status.sensitive:

@@ -7,13 +7,14 @@ sensitivity comes from the cache whenever the preview or the overlay has solved 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 
 from .. import live_preview
 from ..bake import ERROR_PROP, FLAGS_PROP
 from ..overlay.geometry import SENSITIVE_DEGREES, plane_scale, sensitivity_degrees
+from ..solver.flag_names import TWO_BONE_FLAGS, FlagTable, for_solver
 from . import texts
 
 
@@ -24,6 +25,13 @@ class FrameStatus:
     flags: int | None
     sensitivity_degrees: float | None  # degrees per 1 % of the chain length of target motion
     message: str | None  # why the preview cannot solve the chain
+    # What the bits of ``flags`` mean: the table of the chain's solver (CCD/FABRIK use bits 8 and 16 otherwise).
+    flag_table: FlagTable = field(default=TWO_BONE_FLAGS)
+
+    @property
+    def flag_lines(self) -> list[tuple[str, str]]:
+        """(text, icon) rows the panel shows for the flags, empty when the flags are unknown."""
+        return [] if self.flags is None else texts.decode_flags(self.flags, self.flag_table)
 
     @property
     def sensitive(self) -> bool:
@@ -38,14 +46,15 @@ def frame_status(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> 
         length = cached.rig.total_length * plane_scale(cached.plane_to_world)
         degrees = sensitivity_degrees(float(sol.sensitivity[0]), length)
     message = cached.message if cached is not None else None
+    table = for_solver(chain.solver, int(chain.chain_length))
     if armature.soft_ik_2d.live_preview and sol is not None:
-        return FrameStatus(texts.PREVIEW_SOURCE, float(sol.error[0]), int(sol.flags[0]), degrees, message)
+        return FrameStatus(texts.PREVIEW_SOURCE, float(sol.error[0]), int(sol.flags[0]), degrees, message, table)
     pb = armature.pose.bones.get(chain.lower_bone) if chain.lower_bone else None
     if pb is not None and ERROR_PROP in pb:
         flags = pb.get(FLAGS_PROP)
         return FrameStatus(texts.KEYED_SOURCE, float(pb[ERROR_PROP]),
-                           None if flags is None else round(float(flags)), degrees, message)
-    return FrameStatus("", None, None, degrees, message)
+                           None if flags is None else round(float(flags)), degrees, message, table)
+    return FrameStatus("", None, None, degrees, message, table)
 
 
 def format_length(context: bpy.types.Context, value: float) -> str:

@@ -6,17 +6,32 @@ them with their ``{placeholders}``; the translation test reads :data:`UI_TEXTS` 
 
 from __future__ import annotations
 
-# Solver flag bits (docs/design.md) -> what the panel says about the frame.
-FLAG_TEXTS: tuple[tuple[int, str, str], ...] = (
-    (1, "Out of reach: clamped at full extension", "ERROR"),
-    (2, "Too close: clamped at full fold", "ERROR"),
-    (4, "Soft IK: the reach is softened", "INFO"),
-    (8, "Upper bone limit acts", "CON_ROTLIMIT"),
-    (16, "Lower bone limit acts", "CON_ROTLIMIT"),
-    (32, "Move Root: the upper bone is offset", "CON_LOCLIKE"),
-    (64, "Stretch: the bones are scaled", "CON_SIZELIKE"),
-    (128, "Target on the shoulder: previous direction kept", "INFO"),
-)
+from ..solver.flag_names import TWO_BONE_FLAGS, FlagTable
+
+# What the panel says about each flag, by the key the solver's flag table gives the bit (solver.flag_table): bits
+# 8 and 16 mean a shoulder / elbow limit to the two-bone solver but "a joint on a limit" / "a limit blocks the
+# reach" to CCD and FABRIK, so a line is chosen by key, never by bit value.
+FLAG_KEY_TEXTS: dict[str, tuple[str, str]] = {
+    "clamped_outer": ("Out of reach: clamped at full extension", "ERROR"),
+    "clamped_inner": ("Too close: clamped at full fold", "ERROR"),
+    "softened": ("Soft IK: the reach is softened", "INFO"),
+    "limited_shoulder": ("Upper bone limit acts", "CON_ROTLIMIT"),
+    "limited_elbow": ("Lower bone limit acts", "CON_ROTLIMIT"),
+    "limited": ("A joint of the chain sits on its limit", "CON_ROTLIMIT"),
+    "limit_blocked": ("Joint limits stop the chain short of the target", "CON_ROTLIMIT"),
+    "root_moved": ("Move Root: the upper bone is offset", "CON_LOCLIKE"),
+    "stretched": ("Stretch: the bones are scaled", "CON_SIZELIKE"),
+    "direction_held": ("Target on the shoulder: previous direction kept", "INFO"),
+}
+
+
+def flag_rows(table: FlagTable) -> tuple[tuple[int, str, str], ...]:
+    """(bit, text, icon) for every bit of one solver's flag table, in bit order."""
+    return tuple((f.bit, *FLAG_KEY_TEXTS[f.key]) for f in table)
+
+
+# The two-bone solver's rows (bit, text, icon), as before the chain solvers named their own bits.
+FLAG_TEXTS: tuple[tuple[int, str, str], ...] = flag_rows(TWO_BONE_FLAGS)
 
 REACHABLE = "Reachable: no limit or strategy acts"
 NO_CHAINS = "No chains yet: in Pose Mode, make the forearm or shin active and press +"
@@ -57,14 +72,15 @@ LABELS = (TAB, SOLVE, BAKE, CLEAR_BAKE, FIX_TARGET_SPACE, WORST_FRAMES, BONES, T
           SPEED_GAIN)
 
 UI_TEXTS: tuple[str, ...] = (
-    *(text for _bit, text, _icon in FLAG_TEXTS),
+    *(text for text, _icon in FLAG_KEY_TEXTS.values()),
     REACHABLE, NO_CHAINS, NO_ERROR_DATA, SPACE_OK, PREVIEW_SOURCE, KEYED_SOURCE, SENSITIVE_HINT_1,
     SENSITIVE_HINT_2, NO_BAKE, ERROR_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
     MEAN_ERROR, LIMITED_FRAMES, WORST_FRAME, CHAIN_BONES, CANNOT_SOLVE, *LABELS,
 )
 
 
-def decode_flags(flags: int) -> list[tuple[str, str]]:
-    """(text, icon) for each set flag bit, in bit order; one 'reachable' line when none is set."""
-    lines = [(text, icon) for bit, text, icon in FLAG_TEXTS if flags & bit]
+def decode_flags(flags: int, table: FlagTable = TWO_BONE_FLAGS) -> list[tuple[str, str]]:
+    """(text, icon) for each set flag bit, in bit order, named by ``table`` (the table of the solver that wrote
+    the flags, ``solver.flag_names.for_solver``); one 'reachable' line when none is set."""
+    lines = [FLAG_KEY_TEXTS[f.key] for f in table.decode(flags)]
     return lines or [(REACHABLE, "CHECKMARK")]

@@ -39,11 +39,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .fk import chain_forward_kinematics
+from .flag_table import FlagName, FlagTable
 from .limits import smooth_root_offset
 from .smoothing import TargetFilter, smooth_targets
 from .soft import soft_distance
@@ -61,6 +63,19 @@ LIMIT_BLOCKED = 16  # chains: a limit is active and the tip misses the solved ta
 ROOT_MOVED = 32  # strategy 'move_root' offset the root on this frame
 STRETCHED = 64  # strategy 'stretch' scaled the bones on this frame
 DIRECTION_HELD = 128  # zero distance inside the inner ring: the previous direction was kept
+
+# What each bit means, for whoever shows the flags (ChainResult.FLAG_NAMES). Bits 8 and 16 name no joint: the
+# flags do not say which joint sits on its limit.
+CHAIN_FLAGS = FlagTable("chain", (
+    FlagName(CLAMPED_OUTER, "clamped_outer", "target at or beyond full reach: solved on the reach circle"),
+    FlagName(CLAMPED_INNER, "clamped_inner", "target inside the inner ring the chain cannot fold to"),
+    FlagName(SOFTENED, "softened", "soft IK compressed the distance"),
+    FlagName(LIMITED, "limited", "at least one joint ends the frame on one of its limits"),
+    FlagName(LIMIT_BLOCKED, "limit_blocked", "a limit is active and the tip misses the solved target"),
+    FlagName(ROOT_MOVED, "root_moved", "move_root offset the root"),
+    FlagName(STRETCHED, "stretched", "stretch scaled the bones"),
+    FlagName(DIRECTION_HELD, "direction_held", "zero distance inside the inner ring: the previous direction was kept"),
+))
 
 STRATEGIES = ("accept", "move_root", "stretch")
 TAU = 2.0 * math.pi
@@ -115,9 +130,12 @@ class ChainResult:
     ``solved_target`` (N, 2), the clamped/softened target the solver aimed at. ``iterations`` (N,) sweeps
     (CCD) or backward+forward passes (FABRIK) used; 0 when the warm start already met the tolerance or the
     straight chain was exact. ``converged`` (N,) ``error_solved <= tolerance * L``. ``flags`` (N,) bit field
-    (module constants). ``root_offset`` (N, 2) length units, ``stretch`` (N,) factor. ``state`` continues the
-    solve in a later call (``previous=state``) exactly as if the frames had been solved in one call.
+    (module constants, named by ``FLAG_NAMES``). ``root_offset`` (N, 2) length units, ``stretch`` (N,) factor.
+    ``state`` continues the solve in a later call (``previous=state``) exactly as if the frames had been solved
+    in one call.
     """
+
+    FLAG_NAMES: ClassVar[FlagTable] = CHAIN_FLAGS  # what the bits of ``flags`` mean
 
     angles: FloatArray
     joints: FloatArray

@@ -5,10 +5,12 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .flag_table import FlagName, FlagTable
 from .sensitivity import angle_sensitivity, soft_chain_factor
 
 FloatArray = NDArray[np.float64]
@@ -32,6 +34,19 @@ class IKFlag(enum.IntFlag):
 
 LIMITED = IKFlag.LIMITED_SHOULDER | IKFlag.LIMITED_ELBOW
 STRATEGY_APPLIED = IKFlag.ROOT_MOVED | IKFlag.STRETCHED
+
+# What each IKFlag bit means, for whoever shows the flags (TwoBoneResult.FLAG_NAMES).
+TWO_BONE_FLAGS = FlagTable("two_bone", (
+    FlagName(int(IKFlag.CLAMPED_OUTER), "clamped_outer", "target beyond full reach: clamped at full extension"),
+    FlagName(int(IKFlag.CLAMPED_INNER), "clamped_inner", "target inside the inner ring: clamped at full fold"),
+    FlagName(int(IKFlag.SOFTENED), "softened", "soft IK compressed the distance"),
+    FlagName(int(IKFlag.LIMITED_SHOULDER), "limited_shoulder", "the shoulder limit changed the shoulder angle",
+             joint="shoulder"),
+    FlagName(int(IKFlag.LIMITED_ELBOW), "limited_elbow", "the elbow limit changed the elbow angle", joint="elbow"),
+    FlagName(int(IKFlag.ROOT_MOVED), "root_moved", "move_root offset the root"),
+    FlagName(int(IKFlag.STRETCHED), "stretched", "stretch scaled the bones"),
+    FlagName(int(IKFlag.DIRECTION_HELD), "direction_held", "target on the shoulder: the previous direction was kept"),
+))
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,8 @@ class TwoBoneResult:
       applied by ``stretch``.
     - ``state``: :class:`SolverState` of the last frame, to pass as ``previous=`` to the next solve.
     """
+
+    FLAG_NAMES: ClassVar[FlagTable] = TWO_BONE_FLAGS  # what the bits of ``flags`` mean
 
     shoulder_angle: FloatArray
     elbow_angle: FloatArray

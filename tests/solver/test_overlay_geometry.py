@@ -14,8 +14,6 @@ import pytest
 
 from overlay.geometry import (
     JITTER_FRACTION,
-    LIMITED_ELBOW,
-    LIMITED_SHOULDER,
     SENSITIVE_DEGREES,
     ChainOverlayInput,
     annulus_triangles_2d,
@@ -51,7 +49,7 @@ def make_input(w: np.ndarray, **kw: object) -> ChainOverlayInput:
     args: dict[str, object] = dict(
         plane_to_world=w, lengths=(A, B), softness=0.1, inner_softness=0.05,
         target_world=at(2.6, 0.4), solved_target_world=at(1.9, 0.3), tip_world=at(1.88, 0.29),
-        bend=1, flags=0, elbow_world=at(0.9, -0.7),
+        bend=1, limited_joints=(), elbow_world=at(0.9, -0.7),
     )
     args.update(kw)
     return ChainOverlayInput(**args)  # type: ignore[arg-type]
@@ -164,11 +162,11 @@ def test_limit_marks_appear_only_for_the_joint_whose_limit_acts() -> None:
     w = plane_map((1.0, 1.0, 1.0), ORIGIN)
     data = make_input(w)
     assert build_overlay(data).limit_marks.shape == (0, 3)
-    shoulder = build_overlay(make_input(w, flags=LIMITED_SHOULDER)).limit_marks
+    shoulder = build_overlay(make_input(w, limited_joints=("shoulder",))).limit_marks
     np.testing.assert_allclose(shoulder.reshape(2, 2, 3).mean(axis=1), [w[:3, 3]] * 2, atol=1e-12)
-    elbow = build_overlay(make_input(w, flags=LIMITED_ELBOW)).limit_marks
+    elbow = build_overlay(make_input(w, limited_joints=("elbow",))).limit_marks
     np.testing.assert_allclose(elbow.reshape(2, 2, 3).mean(axis=1), [data.elbow_world] * 2, atol=1e-12)
-    both = build_overlay(make_input(w, flags=LIMITED_ELBOW | LIMITED_SHOULDER | 4)).limit_marks
+    both = build_overlay(make_input(w, limited_joints=("shoulder", "elbow"))).limit_marks
     assert both.shape == (8, 3)
 
 
