@@ -46,7 +46,7 @@ edits of animated channels of the sampled objects are reset, exactly as a frame 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
 import bpy
@@ -568,7 +568,7 @@ def _sample_fcurves(
 def iter_world_matrices(
     context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
     block: int = COMPOSE_BLOCK,
-) -> Iterator[tuple[slice, np.ndarray]]:
+) -> Generator[tuple[slice, np.ndarray], None, None]:
     """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
     ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
     blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
