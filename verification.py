@@ -115,10 +115,13 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
     frames = sol.frames
     wanted = np.flatnonzero(sol.valid)
     n = len(frames)
+    every = len(wanted) == n  # the usual case: plain slices instead of copies by index
+    if frame.strides[0] == 0:
+        frame = frame[:1]  # a broadcast of one matrix (a parent that does not move)
     error, deviation, scale = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
     with contextlib.closing(sampling.iter_pose_bases(arm_obj, names, frames[wanted], block=CHUNK)) as blocks:
         for block, bases in blocks:
-            rows = wanted[block]
+            rows: slice | np.ndarray = block if every else wanted[block]
             parent = frame if len(frame) == 1 else frame[rows]
             world = sol.armature_world if len(sol.armature_world) == 1 else sol.armature_world[rows]
             pose = parent
@@ -128,13 +131,18 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
                     basis = basis.copy()
                     basis[:, :3, 3] = 0.0  # Blender ignores a connected bone's location
                 pose = (pose if j == 0 else pose @ offsets[j - 1]) @ basis
-            pose = np.broadcast_to(pose, (len(rows), 4, 4))
+            count = block.stop - block.start
+            pose = np.broadcast_to(pose, (count, 4, 4))
             tail = pose[:, :3, 3] + length * pose[:, :3, 1]
-            world = np.broadcast_to(world, (len(rows), 4, 4))
-            tail = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
+            if len(world) == 1:
+                tail = tail @ world[0, :3, :3].T + world[0, :3, 3]
+                along = pose[:, :3, 1] @ world[0, :3, :3].T
+            else:
+                tail = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
+                along = np.einsum("nij,nj->ni", world[:, :3, :3], pose[:, :3, 1])
             error[rows] = np.linalg.norm(tail - sol.target_world[rows], axis=1)
             deviation[rows] = np.linalg.norm(tail - sol.tip_world[rows], axis=1)
-            scale[rows] = np.linalg.norm(np.einsum("nij,nj->ni", world[:, :3, :3], pose[:, :3, 1]), axis=1)
+            scale[rows] = np.linalg.norm(along, axis=1)
     tolerance = TOLERANCE * rig.total_length * scale
     with np.errstate(invalid="ignore"):
         mismatch = sol.valid & ~(deviation <= tolerance)
