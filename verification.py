@@ -124,22 +124,23 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
             rows: slice | np.ndarray = block if every else wanted[block]
             parent = frame if len(frame) == 1 else frame[rows]
             world = sol.armature_world if len(sol.armature_world) == 1 else sol.armature_world[rows]
-            pose = parent
-            for j, name in enumerate(names):
-                basis = bases[name]
-                if bones[name].use_connect:
+            count = block.stop - block.start
+            # The tail (a point) and the bone's y axis (a direction) carried from the lower bone up to world
+            # space: products with two vectors per frame instead of 4x4 matrix products down the chain.
+            carried = np.zeros((1, 4, 2))
+            carried[0, 1, :] = (length, 1.0)
+            carried[0, 3, 0] = 1.0
+            for j in range(len(names) - 1, -1, -1):
+                basis = bases[names[j]]
+                if bones[names[j]].use_connect:
                     basis = basis.copy()
                     basis[:, :3, 3] = 0.0  # Blender ignores a connected bone's location
-                pose = (pose if j == 0 else pose @ offsets[j - 1]) @ basis
-            count = block.stop - block.start
-            pose = np.broadcast_to(pose, (count, 4, 4))
-            tail = pose[:, :3, 3] + length * pose[:, :3, 1]
-            if len(world) == 1:
-                tail = tail @ world[0, :3, :3].T + world[0, :3, 3]
-                along = pose[:, :3, 1] @ world[0, :3, :3].T
-            else:
-                tail = np.einsum("nij,nj->ni", world[:, :3, :3], tail) + world[:, :3, 3]
-                along = np.einsum("nij,nj->ni", world[:, :3, :3], pose[:, :3, 1])
+                carried = basis @ carried
+                if j > 0:
+                    carried = offsets[j - 1] @ carried
+            carried = world @ (parent @ carried)
+            carried = np.broadcast_to(carried, (count, 4, 2))
+            tail, along = carried[:, :3, 0], carried[:, :3, 1]
             error[rows] = np.linalg.norm(tail - sol.target_world[rows], axis=1)
             deviation[rows] = np.linalg.norm(tail - sol.tip_world[rows], axis=1)
             scale[rows] = np.linalg.norm(along, axis=1)
