@@ -243,13 +243,30 @@ def _to_armature(armature: np.ndarray, world: np.ndarray) -> np.ndarray:
     return invert_matrices(armature[:1] if still else armature) @ world
 
 
+def _parent_may_scale(rig: ChainRig) -> bool:
+    """Whether a pose scale may reach the upper bone from its parents: a parent with a scale off 1, animated or
+    driven, or with constraints, or NLA on the armature. False spares the per-frame check (the usual rig)."""
+    arm = rig.armature
+    ad = arm.animation_data
+    if ad is not None and (len(ad.nla_tracks) or ad.use_tweak_mode):
+        return True
+    bone = arm.data.bones[rig.bone_names[0]].parent
+    while bone is not None:
+        pb = arm.pose.bones[bone.name]
+        scaled = np.abs(np.array(pb.scale) - 1.0).max() > REST_TOLERANCE
+        if scaled or _path_animated(arm, f"{_prefix(bone.name)}.scale") or any(not c.mute for c in pb.constraints):
+            return True
+        bone = bone.parent
+    return False
+
+
 def check_parent_scale(rig: ChainRig, armature: np.ndarray, parent: np.ndarray | None,
                        frames: np.ndarray) -> None:
     """Refuse a parent scale the chain does not inherit as the plain matrix product the solve assumes: any
     scale when the upper bone does not inherit scale, a non-uniform (or sheared) one when a chain bone
     inherits it other than Full. A uniformly scaled parent scales the whole shoulder space, which the solve
     models."""
-    if parent is None:
+    if parent is None or not _parent_may_scale(rig):
         return
     m = _to_armature(armature, parent)[:, :3, :3]
     gram = np.einsum("nki,nkj->nij", m, m)

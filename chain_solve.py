@@ -54,6 +54,9 @@ class ChainSolution:
     solved_target_world: np.ndarray  # (N, 3) the clamped/softened target the chain reached for
     base: np.ndarray  # (N, 4, 4) armature-space shoulder frame (upper bone at rest under its parent's pose)
     state: object  # the solver's state after the last frame: pass as ``previous`` to continue (live preview)
+    armature_world: np.ndarray | None = None  # (N or 1, 4, 4) the armature's world matrices the solve used
+    parent_frame: np.ndarray | None = None  # (N or 1, 4, 4) ``base`` before the upper bone's own location (None:
+    # the same as ``base``)
 
 
 def axes_2d(rig: ChainRig) -> np.ndarray:
@@ -170,6 +173,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         base = rig.upper_rest[None]
     else:
         base = _constant(arm_inv @ _forward_fill(samples.parent, valid)) @ rig.parent_to_upper
+    parent_frame = base
     if samples.upper_location is not None:
         # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
         base = np.array(np.broadcast_to(base, (n_frames, 4, 4)))
@@ -238,7 +242,10 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
-                         base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state)
+                         base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state,
+                         # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
+                         armature_world=arm.copy(),
+                         parent_frame=None if samples.upper_location is None else parent_frame.copy())
 
 
 def rotation_channels(rig: ChainRig, bone_index: int, rotation_mode: str, deltas: np.ndarray,

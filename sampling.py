@@ -12,7 +12,8 @@ Public API:
   the F-curve path, or ``None`` when it can.
 - :func:`stepped_objects` ``(context, requests) -> {name: reason}``: what ``AUTO`` would step a scene for.
 - :func:`iter_world_matrices` ``(context, requests, frames, *, block)``: the same in blocks of frames, F-curves
-  sampled once (a long range without holding all its matrices).
+  sampled once (a long range without holding all its matrices); :func:`iter_pose_bases` gives pose bones'
+  ``matrix_basis`` from F-curves the same way.
 
 Three strategies, chosen per request (``method="AUTO"``):
 
@@ -46,7 +47,7 @@ edits of animated channels of the sampled objects are reset, exactly as a frame 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
 import bpy
@@ -568,7 +569,7 @@ def _sample_fcurves(
 def iter_world_matrices(
     context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
     block: int = COMPOSE_BLOCK,
-) -> Iterator[tuple[slice, np.ndarray]]:
+) -> Generator[tuple[slice, np.ndarray], None, None]:
     """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
     ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
     blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
@@ -602,6 +603,23 @@ def iter_world_matrices(
     finally:
         if sampler is not None:
             sampler.close()
+
+
+def iter_pose_bases(
+    obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
+) -> Generator[tuple[slice, dict[str, np.ndarray]], None, None]:
+    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves (current values where unanimated),
+    in blocks of frames: yields ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``. Exact for what
+    :func:`fcurve_only_reason` lets through. Consume it to the end (or close it) so copies are removed."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    sampler = _ChannelSampler(frames_arr)
+    try:
+        for first in range(0, frames_arr.size, block):
+            rows = slice(first, min(first + block, frames_arr.size))
+            yield rows, {name: _channels(sampler, rows, obj, obj.pose.bones[name],
+                                         f'pose.bones["{bpy.utils.escape_identifier(name)}"].') for name in bones}
+    finally:
+        sampler.close()
 
 
 # --- temporary scene path ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 from . import sampling
 from .chain_solve import ChainSolution
 from .rig import ChainRig
+from .solver.spaces import invert_matrices
 
 # A tip Blender plays back further than this fraction of the chain length from the solver's is a mismatch.
 TOLERANCE = 1e-4
@@ -45,6 +46,16 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
     """Sample every chain's lower bone over its solution's frames and compare with the prediction."""
     if not solutions:
         return []
+    # Where the armature is read from F-curves, what the bake did not write (the armature object, the chain's
+    # parents) is what the solve sampled: only the chain's own bones are composed again.
+    composed = [sol.armature_world is not None
+                and not sampling.stepped_objects(context, [(rig.armature, rig.bone_names[-1])])
+                for rig, sol in zip(rigs, solutions, strict=True)]
+    if all(composed):
+        return [_compose_chain(rig, sol) for rig, sol in zip(rigs, solutions, strict=True)]
+    if any(composed):
+        return [_compose_chain(rig, sol) if c else measure(context, [rig], [sol])[0]
+                for rig, sol, c in zip(rigs, solutions, composed, strict=True)]
     # Each lower bone in armature space and each armature's world matrix: the tail is one point per frame, so
     # moving it to world space costs less than a matrix product per frame.
     requests: list[tuple[bpy.types.Object, str | None, str]] = []
@@ -87,6 +98,56 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
             mismatch = sol.valid & ~(deviation[c] <= tolerance)
         out.append(Verification(error=error[c], tolerance=tolerance, deviation=deviation[c], mismatch=mismatch))
     return out
+
+
+def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
+    """The lower bone's tail composed as Blender does for a rig read from F-curves (:mod:`sampling`): the
+    solve's parent frame and armature matrices, then each chain bone's rest offset and ``matrix_basis`` from the
+    keys just written (a connected bone's location ignored)."""
+    assert sol.armature_world is not None
+    frame = sol.base if sol.parent_frame is None else sol.parent_frame
+    arm_obj = rig.armature
+    bones = arm_obj.data.bones
+    names = rig.bone_names
+    rests = [np.array(bones[name].matrix_local, dtype=np.float64) for name in names]
+    offsets = [invert_matrices(rests[j - 1][None])[0] @ rests[j] for j in range(1, len(names))]
+    length = bones[names[-1]].length
+    frames = sol.frames
+    wanted = np.flatnonzero(sol.valid)
+    n = len(frames)
+    every = len(wanted) == n  # the usual case: plain slices instead of copies by index
+    if frame.strides[0] == 0:
+        frame = frame[:1]  # a broadcast of one matrix (a parent that does not move)
+    error, deviation, scale = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    with contextlib.closing(sampling.iter_pose_bases(arm_obj, names, frames[wanted], block=CHUNK)) as blocks:
+        for block, bases in blocks:
+            rows: slice | np.ndarray = block if every else wanted[block]
+            parent = frame if len(frame) == 1 else frame[rows]
+            world = sol.armature_world if len(sol.armature_world) == 1 else sol.armature_world[rows]
+            count = block.stop - block.start
+            # The tail (a point) and the bone's y axis (a direction) carried from the lower bone up to world
+            # space: products with two vectors per frame instead of 4x4 matrix products down the chain.
+            carried = np.zeros((1, 4, 2))
+            carried[0, 1, :] = (length, 1.0)
+            carried[0, 3, 0] = 1.0
+            for j in range(len(names) - 1, -1, -1):
+                basis = bases[names[j]]
+                if bones[names[j]].use_connect:
+                    basis = basis.copy()
+                    basis[:, :3, 3] = 0.0  # Blender ignores a connected bone's location
+                carried = basis @ carried
+                if j > 0:
+                    carried = offsets[j - 1] @ carried
+            carried = world @ (parent @ carried)
+            carried = np.broadcast_to(carried, (count, 4, 2))
+            tail, along = carried[:, :3, 0], carried[:, :3, 1]
+            error[rows] = np.linalg.norm(tail - sol.target_world[rows], axis=1)
+            deviation[rows] = np.linalg.norm(tail - sol.tip_world[rows], axis=1)
+            scale[rows] = np.linalg.norm(along, axis=1)
+    tolerance = TOLERANCE * rig.total_length * scale
+    with np.errstate(invalid="ignore"):
+        mismatch = sol.valid & ~(deviation <= tolerance)
+    return Verification(error=error, tolerance=tolerance, deviation=deviation, mismatch=mismatch)
 
 
 def keyed_errors(sol: ChainSolution, ver: Verification) -> np.ndarray:

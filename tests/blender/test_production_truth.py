@@ -10,6 +10,7 @@ bake warns and the curve still shows the played-back truth.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -376,3 +377,25 @@ def test_live_preview_follows_the_same_setups(empty_file: bpy.types.Scene, setup
             assert miss < TOLERANCE, f"frame {frame}: the preview's tip misses by {miss:.3g} L"
     finally:
         rig.armature.soft_ik_2d.live_preview = False
+
+
+@pytest.mark.parametrize("setup", sorted(TRUE))
+def test_verification_composed_from_fcurves_equals_blenders_sampling(empty_file: bpy.types.Scene,
+                                                                     setup: str) -> None:
+    """Where the armature is read from F-curves the verification composes only the chain's bones on the solve's
+    own armature and parent matrices; that equals sampling the whole armature again (and, with a Noise modifier
+    on a chain curve, both see it)."""
+    make, options = TRUE[setup]
+    rig, chain, _target = chain_rig(**options)
+    make(rig)
+    _noise_on_upper_rotation(rig)
+    bake, verification = harness.package("bake"), harness.package("verification")
+    prepared = bake.prepare(rig.armature, [chain])
+    solutions = bake.solve_chains(bpy.context, prepared, np.array(FRAMES, dtype=np.float64))
+    composed = verification.measure(bpy.context, prepared, solutions)[0]
+    sampled = verification.measure(bpy.context, prepared,
+                                   [dataclasses.replace(s, armature_world=None) for s in solutions])[0]
+    length = rig.length * rig.world_scale
+    np.testing.assert_allclose(composed.error, sampled.error, atol=1e-6 * length)
+    np.testing.assert_allclose(composed.deviation, sampled.deviation, atol=1e-6 * length)
+    assert composed.mismatch.any() and (composed.mismatch == sampled.mismatch).all()
