@@ -280,3 +280,18 @@ def test_single_frame_path_agrees_with_one_limit_at_a_time(limits: JointLimits, 
                     np.testing.assert_allclose(np.asarray(getattr(single, name), dtype=float),
                                                np.asarray(getattr(batch, name), dtype=float)[0], atol=1e-9,
                                                err_msg=f"{name} at {target}, bend {bend}")
+
+
+# --- solver/two_bone.py -----------------------------------------------------------------------------------------
+
+
+def test_per_frame_bends_of_both_signs_are_accepted_and_used() -> None:
+    targets = np.array([[1.2, 0.3], [1.2, 0.3], [0.9, -0.4]])
+    bends = np.array([1, -1, -1])
+    got = solve_two_bone(targets, 1.0, 0.8, bend=bends)
+    for f in range(3):
+        one = solve_two_bone(targets[f:f + 1], 1.0, 0.8, bend=int(bends[f]))
+        np.testing.assert_allclose(got.elbow_angle[f], one.elbow_angle[0], atol=1e-12)
+    assert np.sign(got.elbow_angle).tolist() == [1.0, -1.0, -1.0]
+    with pytest.raises(ValueError):
+        solve_two_bone(targets, 1.0, 0.8, bend=np.array([1, 0, -1]))
