@@ -295,3 +295,16 @@ def test_per_frame_bends_of_both_signs_are_accepted_and_used() -> None:
     assert np.sign(got.elbow_angle).tolist() == [1.0, -1.0, -1.0]
     with pytest.raises(ValueError):
         solve_two_bone(targets, 1.0, 0.8, bend=np.array([1, 0, -1]))
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-3, 1.0, 1e200])
+def test_single_frame_path_reports_the_targets_like_the_batch_path(scale: float) -> None:
+    # The property test compares the solved fields, not the targets echoed back; extreme scales take the
+    # overflow-safe distance branch.
+    for target in (np.array([0.6, -0.8]) * scale, np.array([-3.0, 4.0]) * scale):
+        single = solve_two_bone(target, 1.0, 0.8, softness=0.05)
+        batch = solve_two_bone(target[None], 1.0, 0.8, softness=0.05)
+        for name in ("target", "input_target", "solved_target", "distance"):
+            np.testing.assert_allclose(np.reshape(getattr(single, name), -1), np.reshape(getattr(batch, name)[0], -1),
+                                       rtol=1e-12, atol=0.0, err_msg=name)
+        assert single.sensitivity_params == batch.sensitivity_params
