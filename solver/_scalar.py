@@ -326,8 +326,9 @@ def solve_single(
             flags |= chosen | _STRETCH
 
     ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
-    error = math.sqrt((end_x - tx) ** 2 + (end_y - ty) ** 2)
-    error_solved = math.sqrt((end_x - sx) ** 2 + (end_y - sy) ** 2)
+    # hypot: the squares overflow for targets beyond ~1e154, which the batch path accepts.
+    error = math.hypot(end_x - tx, end_y - ty)
+    error_solved = math.hypot(end_x - sx, end_y - sy)
     # One buffer, then views: a dozen separate np.array calls would cost more than the solve itself.
     scalars = [s, e, error, error_solved, raw_d, d, sensitivity, scale]
     points = [ex, ey, end_x, end_y, tx, ty, sx, sy, root_x, root_y]

@@ -280,3 +280,31 @@ def test_single_frame_path_agrees_with_one_limit_at_a_time(limits: JointLimits, 
                     np.testing.assert_allclose(np.asarray(getattr(single, name), dtype=float),
                                                np.asarray(getattr(batch, name), dtype=float)[0], atol=1e-9,
                                                err_msg=f"{name} at {target}, bend {bend}")
+
+
+# --- solver/two_bone.py -----------------------------------------------------------------------------------------
+
+
+def test_per_frame_bends_of_both_signs_are_accepted_and_used() -> None:
+    targets = np.array([[1.2, 0.3], [1.2, 0.3], [0.9, -0.4]])
+    bends = np.array([1, -1, -1])
+    got = solve_two_bone(targets, 1.0, 0.8, bend=bends)
+    for f in range(3):
+        one = solve_two_bone(targets[f:f + 1], 1.0, 0.8, bend=int(bends[f]))
+        np.testing.assert_allclose(got.elbow_angle[f], one.elbow_angle[0], atol=1e-12)
+    assert np.sign(got.elbow_angle).tolist() == [1.0, -1.0, -1.0]
+    with pytest.raises(ValueError):
+        solve_two_bone(targets, 1.0, 0.8, bend=np.array([1, 0, -1]))
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-3, 1.0, 1e200])
+def test_single_frame_path_reports_the_targets_like_the_batch_path(scale: float) -> None:
+    # The property test compares the solved fields, not the targets echoed back; extreme scales take the
+    # overflow-safe distance branch.
+    for target in (np.array([0.6, -0.8]) * scale, np.array([-3.0, 4.0]) * scale):
+        single = solve_two_bone(target, 1.0, 0.8, softness=0.05)
+        batch = solve_two_bone(target[None], 1.0, 0.8, softness=0.05)
+        for name in ("target", "input_target", "solved_target", "distance"):
+            np.testing.assert_allclose(np.reshape(getattr(single, name), -1), np.reshape(getattr(batch, name)[0], -1),
+                                       rtol=1e-12, atol=0.0, err_msg=name)
+        assert single.sensitivity_params == batch.sensitivity_params
