@@ -97,3 +97,18 @@ def test_a_cold_start_without_limits_reaches_every_solved_target(
     lengths, _limits, rest, target = chain
     result = SOLVERS[name](np.array([target]), lengths, initial_angles=rest)
     check_flags_explain_the_miss(result, sum(lengths), 1e-6, limited=False)
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+@given(chain=chains(), end=st.tuples(st.floats(0.0, 1.2), st.floats(-math.pi, math.pi)), limited=st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_every_frame_of_a_path_that_misses_says_why(
+        name: str, chain: tuple[list[float], list[list[float]], list[float], tuple[float, float]],
+        end: tuple[float, float], limited: bool) -> None:
+    # Warm-started frames after the cold one: a straight path from the drawn target to another.
+    lengths, limits, rest, start = chain
+    total = sum(lengths)
+    stop = (end[0] * total * math.cos(end[1]), end[0] * total * math.sin(end[1]))
+    path = np.linspace(start, stop, 8)
+    result = SOLVERS[name](path, lengths, limits=limits if limited else None, initial_angles=rest)
+    check_flags_explain_the_miss(result, total, 1e-6, limited=limited)
