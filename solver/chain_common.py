@@ -553,7 +553,8 @@ def solve_frames(
         if (used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart
                 and tip_error(warm, tx, ty, lens) > reach):
             pose, used = _restart(kernel, pose, used, tx, ty, dist, warm, lens, setup.bend, lower, upper)
-        elif (n > 1 and -COLLINEAR_EPS <= math.sin(pose[1]) <= COLLINEAR_EPS and _collinear(pose) and tip_error(pose, tx, ty, lens) > sweep_tol
+        elif (n > 1 and -COLLINEAR_EPS <= math.sin(pose[1]) <= COLLINEAR_EPS and _collinear(pose)
+              and tip_error(pose, tx, ty, lens) > sweep_tol
               and not any(pose[i] <= lower[i] or pose[i] >= upper[i] for i in range(n))):
             # The method ended on a (nearly) collinear chain off its target, no joint on a limit (FABRIK lands
             # there when a joint falls exactly onto the target or the root, CCD when it folds a bone back
