@@ -497,10 +497,12 @@ def solve_frames(
     ``predict``: move each warm start by :func:`predict_step` before the kernel runs (CCD: it cuts the
     sweeps per frame on a moving target from ~20 to 1).
 
-    Before the kernel runs, two cases are settled without iterating: a target on the outer reach circle
-    gets the exactly straight chain pointing at it (when the limits allow it), and a straight warm start
-    with a target inside reach is replaced by :func:`arc_start` (the only way to give it a bend side).
-    Every angle ends within half a turn of the previous frame's (the same pose, without whole turns).
+    Before the kernel runs, three cases are settled without iterating: a target on the outer reach circle
+    gets the exactly straight chain pointing at it, a target on the inner ring the folded chain
+    (:func:`_folded_pose`; both when the limits allow it), and a straight warm start with a target inside
+    reach (the root included) is replaced by :func:`arc_start` (the only way to give it a bend side). A
+    swept pose left collinear off its target, no joint on a limit, is solved again from :func:`arc_start`
+    (the better of the two is kept). Every angle ends within half a turn of the previous frame's (the same pose, without whole turns).
     """
     lens = [float(v) for v in setup.lengths]
     lower = [float(v) for v in setup.lower]
