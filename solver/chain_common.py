@@ -502,7 +502,8 @@ def solve_frames(
     (:func:`_folded_pose`; both when the limits allow it), and a straight warm start with a target inside
     reach (the root included) is replaced by :func:`arc_start` (the only way to give it a bend side). A
     swept pose left collinear off its target, no joint on a limit, is solved again from :func:`arc_start`
-    (the better of the two is kept). Every angle ends within half a turn of the previous frame's (the same pose, without whole turns).
+    (the better of the two is kept). Every angle ends within half a turn of the previous frame's (the same
+    pose, without whole turns).
     """
     lens = [float(v) for v in setup.lengths]
     lower = [float(v) for v in setup.lower]
@@ -561,10 +562,11 @@ def solve_frames(
             # The method ended on a (nearly) collinear chain off its target, no joint on a limit (FABRIK lands
             # there when a joint falls exactly onto the target or the root, CCD when it folds a bone back
             # along the line): a fixed point of both methods and a stationary point of the polish, so the
-            # frame would miss for good. The even arc gives it a bend to work from.
+            # frame would miss for good. The even arc gives it a bend to work from; its result is kept when
+            # it is closer or bent (the polish finishes a bent chain, never a collinear one).
             phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0]) if dist > 0.0 else warm[0]
             again, more = kernel(arc_start(phi, dist, lens, setup.bend, lower, upper), tx, ty)
-            if tip_error(again, tx, ty, lens) < tip_error(pose, tx, ty, lens):
+            if not _collinear(again) or tip_error(again, tx, ty, lens) < tip_error(pose, tx, ty, lens):
                 pose = again
             used += more
         for i in range(n):
