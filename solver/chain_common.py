@@ -59,7 +59,7 @@ CLAMPED_OUTER = 1  # the raw target was at or beyond full reach: the solved targ
 CLAMPED_INNER = 2  # the raw target was inside the inner ring the chain cannot fold to
 SOFTENED = 4  # soft IK compressed the distance (raw distance above L - s)
 LIMITED = 8  # chains: at least one joint ends the frame exactly on one of its limits
-LIMIT_BLOCKED = 16  # chains: a limit is active and the tip misses the solved target by more than tolerance
+LIMIT_BLOCKED = 16  # chains: limits are set and the tip misses the solved target by more than tolerance
 ROOT_MOVED = 32  # strategy 'move_root' offset the root on this frame
 STRETCHED = 64  # strategy 'stretch' scaled the bones on this frame
 DIRECTION_HELD = 128  # zero distance inside the inner ring: the previous direction was kept
@@ -94,6 +94,9 @@ SLOW_SWEEPS = 10
 # on a limit, is solved again from :func:`arc_start` (see :func:`_restart`). Only after a jump: on a
 # continuous motion that would switch between poses from frame to frame.
 RESTART_ERROR = 0.01
+# A chain whose relative angles are all this close (radians) to 0 or a half-turn lies on one line: a swept
+# pose like that, off its target by more than sweep_tolerance, is solved again from arc_start.
+COLLINEAR_EPS = 1e-4
 
 # The frame loop's predictor (:func:`predict_step`) acts only when the warm start's tip is within this fraction
 # of L of the target (a frame-to-frame motion, where a first-order step is accurate); further, the method's
@@ -452,6 +455,40 @@ def _restart(
     return pose, used + more
 
 
+def _folded_pose(
+    phi: float, lengths: Sequence[float], bend: int, lower: Sequence[float], upper: Sequence[float],
+) -> list[float] | None:
+    """The pose reaching the inner ring toward ``phi``: the longest bone along ``phi``, every other bone
+    pointing the opposite way (relative angles 0 or a half-turn, on the ``bend`` side when the limits allow);
+    ``None`` when the limits forbid it."""
+    n = len(lengths)
+    longest = max(range(n), key=lambda i: lengths[i])
+    absolute = [phi if i == longest else phi + math.pi for i in range(n)]
+    pose = [phi + wrap(absolute[0] - phi)]
+    for i in range(1, n):
+        turn = absolute[i] - absolute[i - 1]
+        if turn == 0.0:
+            pose.append(0.0)
+            continue
+        for side in (bend, -bend):
+            if lower[i] <= side * math.pi <= upper[i]:
+                pose.append(side * math.pi)
+                break
+        else:
+            return None
+    if not lower[0] <= pose[0] <= upper[0]:
+        first = pose[0] - TAU if pose[0] - TAU >= lower[0] else pose[0] + TAU
+        if not lower[0] <= first <= upper[0]:
+            return None
+        pose[0] = first
+    return pose
+
+
+def _collinear(pose: Sequence[float]) -> bool:
+    """Whether every relative angle of ``pose`` is within ``COLLINEAR_EPS`` of a multiple of a half-turn."""
+    return all(abs(math.sin(r)) <= COLLINEAR_EPS for r in pose[1:])
+
+
 def solve_frames(
     kernel: FrameKernel, solved: FloatArray, setup: ChainSetup, *, predict: bool = False,
 ) -> tuple[FloatArray, IntArray]:
@@ -460,10 +497,13 @@ def solve_frames(
     ``predict``: move each warm start by :func:`predict_step` before the kernel runs (CCD: it cuts the
     sweeps per frame on a moving target from ~20 to 1).
 
-    Before the kernel runs, two cases are settled without iterating: a target on the outer reach circle
-    gets the exactly straight chain pointing at it (when the limits allow it), and a straight warm start
-    with a target inside reach is replaced by :func:`arc_start` (the only way to give it a bend side).
-    Every angle ends within half a turn of the previous frame's (the same pose, without whole turns).
+    Before the kernel runs, three cases are settled without iterating: a target on the outer reach circle
+    gets the exactly straight chain pointing at it, a target on the inner ring the folded chain
+    (:func:`_folded_pose`; both when the limits allow it), and a straight warm start with a target inside
+    reach (the root included) is replaced by :func:`arc_start` (the only way to give it a bend side). A
+    swept pose left collinear off its target, no joint on a limit, is solved again from :func:`arc_start`
+    (the better of the two is kept). Every angle ends within half a turn of the previous frame's (the same
+    pose, without whole turns).
     """
     lens = [float(v) for v in setup.lengths]
     lower = [float(v) for v in setup.lower]
@@ -473,6 +513,8 @@ def solve_frames(
     tol = setup.tolerance
     warm = [float(v) for v in setup.warm_angles]
     restart = RESTART_ERROR * outer
+    inner = reach_radii(setup.lengths)[0]
+    sweep_tol = setup.sweep_tolerance
     step_cap = setup.polish_max_step
     damping = (PREDICT_DAMPING * outer) ** 2
     reach = PREDICT_REACH * outer
@@ -486,8 +528,20 @@ def solve_frames(
         # Solved targets on the outer circle are at distance L up to rounding.
         full = dist >= outer * (1.0 - 1e-12)
         straight = n > 1 and max(warm[1:]) <= STRAIGHT_EPS and min(warm[1:]) >= -STRAIGHT_EPS
-        if dist > 0.0 and (full or (straight and dist < outer - tol)):
-            phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0])
+        # A target exactly on the root (reachable when no bone is longer than the rest together) needs the
+        # bend of the arc as much as any other: a straight chain folding onto its root is collinear with it.
+        if inner > 0.0 and dist <= inner * (1.0 + 1e-12):
+            # On the inner ring only one pose reaches: the longest bone at the target, the others folded back
+            # along it. Both methods (and the polish) crawl into that singular pose, so it is set directly.
+            phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0]) if dist > 0.0 else warm[0]
+            folded = _folded_pose(phi, lens, setup.bend, lower, upper)
+            if folded is not None:
+                warm = folded
+                poses.append(folded)
+                iterations.append(0)
+                continue
+        if (dist > 0.0 and full) or (straight and dist < outer - tol):
+            phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0]) if dist > 0.0 else warm[0]
             if full:
                 pose = [phi] + [0.0] * (n - 1)
                 if all(lower[i] <= pose[i] <= upper[i] for i in range(n)):
@@ -502,6 +556,19 @@ def solve_frames(
         if (used >= SLOW_SWEEPS and dist > 0.0 and tip_error(pose, tx, ty, lens) > restart
                 and tip_error(warm, tx, ty, lens) > reach):
             pose, used = _restart(kernel, pose, used, tx, ty, dist, warm, lens, setup.bend, lower, upper)
+        elif (n > 1 and -COLLINEAR_EPS <= math.sin(pose[1]) <= COLLINEAR_EPS and _collinear(pose)
+              and tip_error(pose, tx, ty, lens) > sweep_tol
+              and not any(pose[i] <= lower[i] or pose[i] >= upper[i] for i in range(n))):
+            # The method ended on a (nearly) collinear chain off its target, no joint on a limit (FABRIK lands
+            # there when a joint falls exactly onto the target or the root, CCD when it folds a bone back
+            # along the line): a fixed point of both methods and a stationary point of the polish, so the
+            # frame would miss for good. The even arc gives it a bend to work from; its result is kept when
+            # it is closer or bent (the polish finishes a bent chain, never a collinear one).
+            phi = warm[0] + wrap(math.atan2(ty, tx) - warm[0]) if dist > 0.0 else warm[0]
+            again, more = kernel(arc_start(phi, dist, lens, setup.bend, lower, upper), tx, ty)
+            if not _collinear(again) or tip_error(again, tx, ty, lens) < tip_error(pose, tx, ty, lens):
+                pose = again
+            used += more
         for i in range(n):
             # Sweeps from a far warm start can wind a joint by whole turns; the same pose with the smallest
             # turn from the previous frame keeps the keys free of full spins (when the limits allow it).
@@ -526,10 +593,11 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
     smallest joint change that moves the tip onto the target to first order,
     ``delta = J^T (J J^T + lambda^2 I)^-1 (target - tip)`` (a 2x2 solve per frame, ``J`` the tip Jacobian
     of the relative angles). Being the minimal change, it adds no motion in the chain's null space, so it
-    neither alters the method's pose character nor the frame-to-frame continuity. Joints whose step would
-    cross a limit are frozen for that step. A step that does not reduce the error is undone and retried
-    with more damping (Levenberg-Marquardt); a frame ends at the tolerance, at ``polish_iterations`` steps,
-    or when no damping helps any more (limit-blocked frames).
+    neither alters the method's pose character nor the frame-to-frame continuity. A joint whose step would
+    cross a limit is put exactly onto it and the others solve for the rest of the error, so a limit-blocked
+    frame ends on its limit (flagged) rather than short of it. A step that does not reduce the error is
+    undone and retried with more damping (Levenberg-Marquardt); a frame ends at the tolerance, at
+    ``polish_iterations`` steps, or when no damping helps any more (limit-blocked frames).
     """
     ang = angles.copy()
     n_frames = len(ang)
@@ -575,6 +643,11 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
         jy = lever[..., 0]
         free = np.ones(a.shape, dtype=bool)
         delta = np.zeros_like(a)
+        # A joint whose step would cross its limit is put onto that limit and the other joints solve for
+        # what is left of the error: freezing it where it stands stalled a chain short of its limit (FABRIK
+        # stops at such a fixed point from a cold start), missing the target with no limit flag.
+        pinned = np.zeros_like(a)
+        rest = e
         for _round in range(3):
             fx = np.where(free, jx, 0.0)
             fy = np.where(free, jy, 0.0)
@@ -586,13 +659,16 @@ def polish(angles: FloatArray, solved: FloatArray, setup: ChainSetup) -> tuple[F
             syy = syy + damping
             det = sxx * syy - sxy * sxy
             safe = np.where(det > 0.0, det, np.inf)
-            wx = (syy * e[:, 0] - sxy * e[:, 1]) / safe
-            wy = (sxx * e[:, 1] - sxy * e[:, 0]) / safe
+            wx = (syy * rest[:, 0] - sxy * rest[:, 1]) / safe
+            wy = (sxx * rest[:, 1] - sxy * rest[:, 0]) / safe
             delta = fx * wx[:, None] + fy * wy[:, None]
             crossing = free & ((a + delta < lower) | (a + delta > upper))
             if not np.any(crossing):
                 break
+            pinned = np.where(crossing, np.clip(a + delta, lower, upper) - a, pinned)
             free &= ~crossing
+            rest = e - np.stack([np.einsum("fi,fi->f", jx, pinned), np.einsum("fi,fi->f", jy, pinned)], axis=1)
+        delta = np.where(free, delta, pinned)
         biggest = np.max(np.abs(delta), axis=1)
         shrink = np.minimum(1.0, setup.polish_max_step / np.maximum(biggest, 1e-300))
         backup[active] = a
@@ -622,8 +698,9 @@ def finish(
 ) -> ChainResult:
     """Apply the strategy on limit-blocked frames, recompute everything by forward kinematics.
 
-    Strategies act only on frames flagged ``LIMIT_BLOCKED`` (a joint limit is active and the tip misses the
-    solved target by more than the tolerance); the pose itself is kept, so continuity is untouched:
+    Strategies act only on frames flagged ``LIMIT_BLOCKED`` (the chain has joint limits and the tip misses
+    the solved target by more than the tolerance; usually a joint sits on its limit, flagged ``LIMITED``
+    too); the pose itself is kept, so continuity is untouched:
 
     * ``accept``: nothing moves; the error is reported.
     * ``move_root``: the root moves by the residual (solved target - tip), shortened to
@@ -642,7 +719,10 @@ def finish(
     limited = np.any(at_limit, axis=1)
     residual = solved - tip
     miss = np.hypot(residual[:, 0], residual[:, 1])
-    blocked = limited & (miss > setup.tolerance)
+    # Without limits every solved target is reachable and the polish reaches it; with limits a miss is
+    # theirs even where no joint ends exactly on one (a chain held at a stationary pose short of them, e.g.
+    # collinear with its target): flagged all the same, so no frame misses with flags saying nothing.
+    blocked = (limited | setup.has_limits) & (miss > setup.tolerance)
     flags |= np.where(limited, LIMITED, 0)
     flags |= np.where(blocked, LIMIT_BLOCKED, 0)
 
