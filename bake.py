@@ -130,25 +130,6 @@ def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict
     return sampling.stepped_objects(context, _requests(rigs)[0])
 
 
-def upper_location(rig: ChainRig, frames: np.ndarray) -> np.ndarray | None:
-    """The upper bone's own pose location over the frames, from its F-curves (None when it is zero and
-    unanimated, or when the chain's Move Root strategy owns that channel).
-
-    The bake no longer uses it: it reads the upper bone's head as Blender evaluates it (drivers, NLA and a
-    connected bone's ignored location included), see :func:`chain_checks.upper_location_of`."""
-    if rig.chain.limit_strategy == "MOVE_ROOT":
-        return None
-    name = rig.bone_names[0]
-    static = np.array(rig.armature.pose.bones[name].location, dtype=np.float64)
-    curves = [anim_keys.find_fcurve(rig.armature, bone_path(name, "location"), i) for i in range(3)]
-    if all(fc is None for fc in curves) and not static.any():
-        return None
-    out = np.empty((len(frames), 3))
-    for i, fc in enumerate(curves):
-        out[:, i] = static[i] if fc is None else [fc.evaluate(f) for f in frames]
-    return out
-
-
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
     # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
     for armature in {rig.armature for rig in rigs}:
