@@ -19,6 +19,7 @@ from .solver import rotations
 from .solver.ccd import solve_ccd
 from .solver.chain_common import ChainResult
 from .solver.fabrik import solve_fabrik
+from .solver.flag_names import is_two_bone
 from .solver.smoothing import TargetFilter, make_filter
 from .solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
@@ -197,7 +198,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         **_strategy_options(rig, world_scale),
     }
     root_smoothing = int(chain.root_smoothing) if smooth_root else 0
-    if chain.solver == "ANALYTIC" and len(rig.bone_names) == 2:
+    if is_two_bone(chain.solver, len(rig.bone_names)):
         a, b = (float(x) for x in rig.lengths)
         result: solver.TwoBoneResult | ChainResult
         # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.

@@ -33,6 +33,7 @@ from . import chain_checks, linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
 from .solver.chain_common import ChainState
+from .solver.flag_names import is_two_bone
 from .solver.spaces import shoulder_local_basis
 
 # Chain properties that are the last bake's report, not inputs of the solve.
@@ -180,7 +181,7 @@ def _continuing(state: Any, rig: ChainRig) -> Any:
     Switching a chain between ANALYTIC and CCD/FABRIK, or changing its length, leaves the other solver's state
     in the cache; handing it over made the handler raise and kept the old solution (and its flags) on show.
     """
-    two_bone = rig.chain.solver == "ANALYTIC" and len(rig.bone_names) == 2  # as chain_solve.solve_chain decides
+    two_bone = is_two_bone(rig.chain.solver, len(rig.bone_names))
     if isinstance(state, ChainState):
         return state if not two_bone and len(state.angles) == len(rig.bone_names) else None
     return state if two_bone else None

@@ -11,7 +11,13 @@ from .chain_common import CHAIN_FLAGS, ChainResult
 from .flag_table import FlagName, FlagTable
 from .result import TWO_BONE_FLAGS, TwoBoneResult
 
-__all__ = ["CHAIN_FLAGS", "TWO_BONE_FLAGS", "FlagName", "FlagTable", "for_result", "for_solver"]
+__all__ = ["CHAIN_FLAGS", "TWO_BONE_FLAGS", "FlagName", "FlagTable", "for_result", "for_solver", "is_two_bone"]
+
+
+def is_two_bone(solver: str, bones: int) -> bool:
+    """Whether a chain with this ``solver`` setting and number of bones is solved analytically (the two-bone
+    solver); a longer chain set to ANALYTIC is solved by FABRIK, CCD and FABRIK chains by themselves."""
+    return solver.upper() == "ANALYTIC" and bones == 2
 
 
 def for_solver(solver: str, bones: int = 2) -> FlagTable:
@@ -23,7 +29,7 @@ def for_solver(solver: str, bones: int = 2) -> FlagTable:
     kind = solver.upper()
     if kind not in ("ANALYTIC", "CCD", "FABRIK"):
         raise ValueError(f"unknown solver {solver!r}: expected ANALYTIC, CCD or FABRIK")
-    return TWO_BONE_FLAGS if kind == "ANALYTIC" and bones == 2 else CHAIN_FLAGS
+    return TWO_BONE_FLAGS if is_two_bone(kind, bones) else CHAIN_FLAGS
 
 
 def for_result(result: TwoBoneResult | ChainResult) -> FlagTable:
