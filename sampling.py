@@ -556,14 +556,20 @@ def _sample_fcurves(
             block = slice(first, first + COMPOSE_BLOCK)
             composer = _Composer(sampler, block)
             for (obj, bone, kind), i in zip(requests, idx, strict=True):
-                if bone is None:
-                    out[i, block] = composer.object_world(obj)
-                elif kind == "ARMATURE":
-                    out[i, block] = composer.bone_pose(obj, bone)
-                else:
-                    np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, block])
+                _compose_request(composer, obj, bone, kind, out[i, block])
     finally:
         sampler.close()
+
+
+def _compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: np.ndarray) -> None:
+    """Write one request's matrices for the composer's block into ``out``: the object's world matrix, a pose
+    bone's armature-space matrix (``ARMATURE``) or its world matrix."""
+    if bone is None:
+        out[...] = composer.object_world(obj)
+    elif kind == "ARMATURE":
+        out[...] = composer.bone_pose(obj, bone)
+    else:
+        np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out)
 
 
 def iter_world_matrices(
@@ -590,13 +596,7 @@ def iter_world_matrices(
                     local = slice(part.start - rows.start, part.stop - rows.start)
                     composer = _Composer(sampler, part)
                     for i in fast_idx:
-                        obj, bone, kind = parsed[i]
-                        if bone is None:
-                            out[i, local] = composer.object_world(obj)
-                        elif kind == "ARMATURE":
-                            out[i, local] = composer.bone_pose(obj, bone)
-                        else:
-                            np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out[i, local])
+                        _compose_request(composer, *parsed[i], out[i, local])
             if other_idx:
                 out[other_idx] = sample_world_matrices(context, [requests[i] for i in other_idx], frames_arr[rows])
             yield rows, out
