@@ -1,17 +1,28 @@
 """Soft IK 2D: analytic two-bone soft IK for 2D cut-out rigs in Blender.
 
-Blender modules are imported inside ``register()`` only, so the pure solver (``solver/``) and its tests
-import this package without Blender.
+Layers, each importing only those below it: ``solver/`` (pure Python + numpy, no Blender), ``rigging/`` (the
+Blender-side core: reads rigs into plain data, samples, bakes, writes keys, previews), ``operators/`` and
+``panels/`` (the user interface). Blender modules are imported inside ``register()`` only, so the pure solver and
+its tests import this package without Blender.
 """
+
+from types import ModuleType
+
+
+def _modules() -> tuple[ModuleType, ...]:
+    # Dependency order: properties first (everything reads them), translations last.
+    from . import operators, panels
+    from .panels import overlay
+    from .rigging import linked_data, live_preview, properties, translations
+
+    return (properties, linked_data, operators, panels, live_preview, overlay, translations)
 
 
 def register() -> None:
-    from . import registration
-
-    registration.register()
+    for module in _modules():
+        module.register()
 
 
 def unregister() -> None:
-    from . import registration
-
-    registration.unregister()
+    for module in reversed(_modules()):
+        module.unregister()

@@ -96,8 +96,8 @@ def bake_ours(rigs, s, frames: int) -> tuple[float, float]:  # type: ignore[no-u
 
 def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
     """Remove the previous run's keys so every run is a first bake (the rig's own body keys stay)."""
-    package("bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
-    left = {fc.data_path for fc in package("anim_keys").iter_fcurves(s.armature)}
+    package("rigging.bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
+    left = {fc.data_path for fc in package("rigging.anim_keys").iter_fcurves(s.armature)}
     if any(name in path for path in left for name in ('"upper"', '"lower"')):
         raise RuntimeError(f"clear_bake left baked curves: {sorted(left)}")
 
@@ -111,8 +111,8 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     import bpy
     import numpy as np
 
-    bake = package("bake")
-    chain_solve = package("chain_solve")
+    bake = package("rigging.bake")
+    chain_solve = package("rigging.chain_solve")
     reset_bake(s)
     ctx = bpy.context
     t = [time.perf_counter()]
@@ -154,7 +154,7 @@ def run_case(rigs, case: str, args: argparse.Namespace) -> dict[str, object]:  #
 
     frames = args.frames
     opts = scene_options(case)
-    sampling = package("sampling")
+    sampling = package("rigging.sampling")
     row: dict[str, object] = {"case": case, "frames": frames}
 
     # Baseline: Blender's IK constraint on the same rig and target.
@@ -282,7 +282,7 @@ def memory_child(rigs, args: argparse.Namespace) -> dict[str, object]:  # type: 
         out["seconds"] = elapsed[0]
     else:
         out.update(_measure(lambda: bake_ours(rigs, s, args.frames)))
-        out["curves"] = len(list(package("anim_keys").iter_fcurves(s.armature)))
+        out["curves"] = len(list(package("rigging.anim_keys").iter_fcurves(s.armature)))
     errs = rigs.tip_errors(s, check_frames(args.frames))
     out["tip_err"] = float(errs.max())
     return out

@@ -40,7 +40,7 @@ harness.install_extension()  # before the first ``import bpy``
 
 import bpy  # noqa: E402
 
-live_preview = harness.package("live_preview")
+live_preview = harness.package("rigging.live_preview")
 
 
 def build(chains: int, keyed_frames: int) -> tuple[bpy.types.Object, list[bpy.types.Object]]:

@@ -48,7 +48,7 @@ def bare_key_writing(n_curves: int, frames: int) -> None:
     co[:, 0] = np.arange(1, frames + 1)
     co[:, 1] = np.sin(co[:, 0] / 50.0)
     flat = co.ravel()
-    anim_keys = package("anim_keys")
+    anim_keys = package("rigging.anim_keys")
     if obj.animation_data is None or obj.animation_data.action is None:
         obj.animation_data_create().action = action
     for i in range(n_curves):
@@ -62,7 +62,7 @@ def bare_key_writing(n_curves: int, frames: int) -> None:
 
 def chain_targets_2d(rig: Any, frames: Any, samples: Any) -> Any:
     """The chain's targets in its root space, as solve_chain gives them to the solver."""
-    chain_solve = package("chain_solve")
+    chain_solve = package("rigging.chain_solve")
     captured: dict[str, Any] = {}
     real = chain_solve.solve_ccd if rig.chain.solver == "CCD" else chain_solve.solve_fabrik
 
@@ -91,8 +91,8 @@ def measure(solver_name: str, frames: int, n_bones: int, repeats: int) -> bool:
     import numpy as np
     from mathutils import Vector
 
-    bake = package("bake")
-    anim_keys = package("anim_keys")
+    bake = package("rigging.bake")
+    anim_keys = package("rigging.anim_keys")
     solve_ccd = package("solver.ccd").solve_ccd
     solve_fabrik = package("solver.fabrik").solve_fabrik
     bpy.ops.wm.read_homefile(use_empty=True)

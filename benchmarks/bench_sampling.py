@@ -111,7 +111,7 @@ def report(label: str, sampling, requests: list[tuple], frames: np.ndarray) -> N
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    sampling = harness.package("sampling")
+    sampling = harness.package("rigging.sampling")
     target, arm = build_scene(count)
     frames = np.arange(1, count + 1, dtype=np.float64)
     cases = [

@@ -8,11 +8,11 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty, IntProperty, StringProperty
 
-from .. import messages as msg
-from ..messages import say
-from ..properties import SPACE_ITEMS
-from ..rig import ChainError, chain_bone_names, check_no_cycle, check_shared_bones, read_chain
-from ..translations import CONTEXT
+from ..rigging import messages as msg
+from ..rigging.messages import say
+from ..rigging.properties import SPACE_ITEMS
+from ..rigging.rig import ChainError, chain_bone_names, check_no_cycle, check_shared_bones, read_chain
+from ..rigging.translations import CONTEXT
 from .common import active_chain_poll, armature_poll
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import bpy
 
-from .. import linked_data
-from .. import messages as msg
-from ..messages import say
+from ..rigging import linked_data
+from ..rigging import messages as msg
+from ..rigging.messages import say
 
 
 def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = False) -> bool:

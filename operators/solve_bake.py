@@ -7,11 +7,11 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from .. import bake, linked_data, posing
-from .. import messages as msg
-from ..batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
-from ..messages import say
-from ..rig import ChainRig
+from ..rigging import bake, linked_data, posing
+from ..rigging import messages as msg
+from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
+from ..rigging.messages import say
+from ..rigging.rig import ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
 

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import bpy
 
-from .. import linked_data
-from .. import messages as msg
-from ..messages import say
-from ..rig import ChainError, chain_bone_names, declared_parent, dependency_on_chain, moved_bones, space_mismatch
-from ..target_parenting import reparent_keep_motion
+from ..rigging import linked_data
+from ..rigging import messages as msg
+from ..rigging.messages import say
+from ..rigging.rig import (
+    ChainError,
+    chain_bone_names,
+    declared_parent,
+    dependency_on_chain,
+    moved_bones,
+    space_mismatch,
+)
+from ..rigging.target_parenting import reparent_keep_motion
 from .common import active_chain_poll
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import bpy
 from bpy.app.translations import pgettext_iface as iface_
 
-from .. import linked_data
-from ..rig import ChainError, check_target, space_mismatch
-from ..translations import CONTEXT
+from ..rigging import linked_data
+from ..rigging.rig import ChainError, check_target, space_mismatch
+from ..rigging.translations import CONTEXT
 from . import texts, wrap
 from .status import format_length, frame_status
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import bpy
 
-from .. import live_preview
-from ..bake import ERROR_PROP, FLAGS_PROP
-from ..overlay.geometry import SENSITIVE_DEGREES, plane_scale, sensitivity_degrees
+from ..rigging import live_preview
+from ..rigging.bake import ERROR_PROP, FLAGS_PROP
 from ..solver.flag_names import TWO_BONE_FLAGS, FlagTable, for_solver
+from ..solver.overlay_geometry import SENSITIVE_DEGREES, plane_scale, sensitivity_degrees
 from . import texts
 
 

@@ -34,7 +34,7 @@ def error_curves(arm: object) -> list[dict[str, object]]:
     import bpy
     import numpy as np
 
-    anim_keys = package("anim_keys")
+    anim_keys = package("rigging.anim_keys")
     scene = bpy.context.scene
     frames = list(range(scene.frame_start, scene.frame_end + 1))
     chains = list(arm.soft_ik_2d.chains)  # type: ignore[attr-defined]

@@ -28,13 +28,12 @@ if [ ! -f "$venv/.stamp" ] || [ "$(cat "$venv/.stamp")" != "$spec" ]; then
 fi
 
 # mutmut copies the code into ./mutants and rewrites every function into a trampoline, so it runs on a copy of
-# just what the solver tests import (solver/, overlay/geometry.py) with a pyproject of its own: nothing is
+# just what the solver tests import (solver/) with a pyproject of its own: nothing is
 # written into the working tree, and the repository root (itself a package with relative imports) stays out.
-mkdir -p "$work/tests" "$work/overlay"
+mkdir -p "$work/tests"
 rm -rf "$work/solver" "$work/tests/solver"
 cp -r "$root/solver" "$work/solver"
 cp -r "$root/tests/solver" "$work/tests/solver"
-cp "$root/overlay/__init__.py" "$root/overlay/geometry.py" "$work/overlay/"
 find "$work" -name __pycache__ -prune -exec rm -rf {} +
 
 only=""
@@ -50,7 +49,6 @@ testpaths = ["tests/solver"]
 
 [tool.mutmut]
 source_paths = ["solver/"]
-also_copy = ["overlay/"]
 pytest_add_cli_args_test_selection = ["tests/solver"]
 ${only:+only_mutate = [${only%, }]}
 EOF

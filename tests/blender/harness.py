@@ -157,5 +157,5 @@ def installation() -> Installation:
 
 
 def package(submodule: str = "") -> ModuleType:
-    """The installed package, or one of its submodules (``package("solver")``, ``package("anim_keys")``)."""
+    """The installed package, or one of its submodules (``package("solver")``, ``package("rigging.anim_keys")``)."""
     return importlib.import_module(f"{MODULE}.{submodule}" if submodule else MODULE)

@@ -164,7 +164,7 @@ def key_locations(obj: bpy.types.Object, frames: Sequence[int], locations: np.nd
     for f, loc in zip(frames, locations, strict=True):
         obj.location = [float(x) for x in loc]
         obj.keyframe_insert("location", frame=f)
-    for fc in harness.package("anim_keys").iter_fcurves(obj):
+    for fc in harness.package("rigging.anim_keys").iter_fcurves(obj):
         for kp in fc.keyframe_points:
             kp.interpolation = "LINEAR"
 
@@ -331,7 +331,7 @@ def expected_tip(ev: Evaluated, length: float, softness: float) -> np.ndarray:
 
 
 def fcurve(obj: bpy.types.ID, path: str, index: int = 0) -> bpy.types.FCurve | None:
-    return harness.package("anim_keys").find_fcurve(obj, path, index)
+    return harness.package("rigging.anim_keys").find_fcurve(obj, path, index)
 
 
 def key_frames(fc: bpy.types.FCurve) -> np.ndarray:
@@ -370,7 +370,7 @@ def _rna_values(struct: bpy.types.bpy_struct, raw: bool = True) -> dict[str, obj
 
 def snapshot() -> dict[str, object]:
     """Every F-curve key (all attributes), pose channel, object transform/parent and chain setting."""
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     state: dict[str, object] = {"objects": sorted(o.name for o in bpy.data.objects),
                                 "actions": sorted(a.name for a in bpy.data.actions)}
     for obj in bpy.data.objects:

@@ -32,7 +32,7 @@ def action_curves(action: bpy.types.Action) -> list[tuple[str, bpy.types.FCurve]
 
 
 def all_actions() -> dict[tuple[str, str, str, int], dict[str, list[object]]]:
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     return {(action.name, slot, fc.data_path, fc.array_index):
             {k: v.tolist() for k, v in anim_keys.read_keys(fc).items()}
             for action in bpy.data.actions for slot, fc in action_curves(action)}
@@ -151,7 +151,7 @@ def test_keys_rewritten_after_the_bake_are_cleared_too(empty_file: bpy.types.Sce
     rig, _target, chain = setup()
     before = all_actions()
     assert rigs.bake(rig, 1, 30) == {"FINISHED"}
-    bake = harness.package("bake")
+    bake = harness.package("rigging.bake")
     (prepared,) = bake.prepare(rig.armature, [chain])
     frames = np.arange(5, 16, dtype=np.float64)
     bake.rekey_channel(prepared, rig.lower, "soft_ik_error", 0, frames, 0.01 * frames, 5, 15)

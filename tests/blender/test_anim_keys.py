@@ -12,7 +12,7 @@ import pytest
 bpy = pytest.importorskip("bpy")
 np = pytest.importorskip("numpy")
 
-anim_keys = harness.package("anim_keys")
+anim_keys = harness.package("rigging.anim_keys")
 
 KEY_ATTRIBUTES = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type", "interpolation",
                   "easing", "type", "back", "amplitude", "period", "select_control_point",

@@ -192,7 +192,7 @@ def test_user_location_key_on_the_upper_bone_is_followed(empty_file: bpy.types.S
 
 
 def all_keys(obj: bpy.types.Object) -> dict[tuple[str, int], dict[str, list]]:
-    anim_keys = rigs.harness.package("anim_keys")
+    anim_keys = rigs.harness.package("rigging.anim_keys")
     return {(fc.data_path, fc.array_index): {k: v.tolist() for k, v in anim_keys.read_keys(fc).items()}
             for fc in anim_keys.iter_fcurves(obj)}
 

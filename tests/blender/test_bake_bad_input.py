@@ -187,7 +187,7 @@ def test_non_finite_target_frames_are_reported_and_never_keyed(empty_file: bpy.t
     warning = next(line for line in out.splitlines() if line.startswith("Warning:"))
     assert "Rig/Lower" in warning and "non-finite target frames 6, 9" in warning, warning
 
-    anim_keys = rigs.harness.package("anim_keys")
+    anim_keys = rigs.harness.package("rigging.anim_keys")
     for curve in anim_keys.iter_fcurves(rig.armature):
         values = anim_keys.read_keys(curve)["co"]
         assert np.isfinite(values).all(), f"{curve.data_path}[{curve.array_index}] has a non-finite key"

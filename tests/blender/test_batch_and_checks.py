@@ -218,7 +218,7 @@ def test_live_preview_refuses_a_target_hanging_from_its_chain(empty_file: bpy.ty
     chain.softness = 0.05
     rig.armature.soft_ik_2d.live_preview = True
     bpy.context.view_layer.update()
-    cached = rigs.harness.package("live_preview").preview_of(rig.armature, chain)
+    cached = rigs.harness.package("rigging.live_preview").preview_of(rig.armature, chain)
     assert cached is not None and cached.solution is None
     assert "dependency cycle" in cached.message and "bone 'Lower'" in cached.message, cached.message
     assert tuple(pose[rig.upper].rotation_quaternion) == (1.0, 0.0, 0.0, 0.0)
@@ -319,7 +319,7 @@ def test_only_active_chain_bakes_the_active_chain_of_the_active_armature(empty_f
     select_armatures(a_left.armature, b_left.armature)
     assert bpy.ops.pose.soft_ik_bake(frame_start=START, frame_end=END, only_active_chain=True) == {"FINISHED"}
     assert_playback_truth(a_right, targets[1])
-    anim_keys = rigs.harness.package("anim_keys")
+    anim_keys = rigs.harness.package("rigging.anim_keys")
     others = [fc.data_path for fc in anim_keys.iter_fcurves(a_left.armature)
               if '"Upper"' in fc.data_path or '"Lower"' in fc.data_path]
     assert others == [], f"the other chain of the active armature was baked: {others}"

@@ -44,7 +44,7 @@ def test_demo_builds_bakes_and_measures_its_errors(empty_file: bpy.types.Scene) 
 
     bpy.context.view_layer.objects.active = arm
     assert bpy.ops.pose.soft_ik_bake() == {"FINISHED"}
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     misses = _played_back_misses(arm)
     frames = np.arange(FRAMES[0], FRAMES[1] + 1)
     chains = {c.name: c for c in arm.soft_ik_2d.chains}

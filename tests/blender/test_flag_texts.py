@@ -49,7 +49,7 @@ def check_rows_and_marks(rig: rigs.ArmRig, target: bpy.types.Object, chain: bpy.
                          solver_name: str) -> None:
     """On every frame: Blender's pose shows the limit blocking, and the panel rows / overlay marks say so."""
     status = harness.package("panels.status")
-    draw = harness.package("overlay.draw")
+    draw = harness.package("panels.overlay")
     for f in FRAMES:
         # Blender's own pose: the lower bone sits on its limit and the tip misses the target.
         elbow = promises.joints(rig, [f]).elbow[0]  # frame_set(f): the handlers re-solve for the overlay
@@ -100,7 +100,7 @@ def test_live_status_rows_and_overlay_name_the_limit_as_the_chains_solver_means_
 def test_chain_flag_texts_are_translated_and_their_icons_exist() -> None:
     texts = harness.package("panels.texts")
     names = harness.package("solver.flag_names")
-    translations = harness.package("translations")
+    translations = harness.package("rigging.translations")
     icons = set(bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items.keys())
     for table in (names.TWO_BONE_FLAGS, names.CHAIN_FLAGS):
         rows = texts.flag_rows(table)

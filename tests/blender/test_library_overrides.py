@@ -162,7 +162,7 @@ def action_curves(action: bpy.types.Action) -> dict[tuple[str, int], list[float]
 
 
 def played_curves(obj: bpy.types.Object) -> dict[tuple[str, int], list[float]]:
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     out = {}
     for fc in anim_keys.iter_fcurves(obj):
         co = np.empty(2 * len(fc.keyframe_points))
@@ -357,7 +357,7 @@ def test_fix_target_space_reparents_an_overridden_target(shot: Shot) -> None:
 
 
 def test_scripted_bake_keys_a_local_action_and_says_so(shot: Shot) -> None:
-    bake_module = harness.package("bake")
+    bake_module = harness.package("rigging.bake")
     linked_before = linked_actions()
     reports = bake_module.bake_armature(bpy.context, shot.arm, list(shot.arm.soft_ik_2d.chains), START, END)
     assert shot.arm.animation_data.action.library is None
@@ -491,8 +491,8 @@ def test_linked_rig_without_override_is_refused(library: Path) -> None:
     assert len(str(library)) < 120, "Blender cuts poll messages at 255 bytes"
     for operator in ("soft_ik_bake", "soft_ik_solve", "soft_ik_clear_bake", "soft_ik_fix_target_space"):
         _refused(operator, expected)
-    with pytest.raises(harness.package("rig").ChainError) as info:
-        harness.package("bake").prepare(arm, list(arm.soft_ik_2d.chains))
+    with pytest.raises(harness.package("rigging.rig").ChainError) as info:
+        harness.package("rigging.bake").prepare(arm, list(arm.soft_ik_2d.chains))
     for text in expected:
         assert text in str(info.value)
     rigs.assert_same_snapshot(before, rigs.snapshot())
@@ -550,7 +550,7 @@ def test_every_setting_is_library_overridable() -> None:
     """Blender keeps an override's edit of a property only when the property says so; a property added later
     without the flag would silently lose its value on reopen. (``name`` is Blender's own PropertyGroup name,
     which it never overrides: a chain made in the library keeps its library name.)"""
-    properties = harness.package("properties")
+    properties = harness.package("rigging.properties")
     assert bpy.types.Object.bl_rna.properties["soft_ik_2d"].is_overridable
     missing = [f"{cls.__name__}.{prop.identifier}" for cls in properties.classes for prop in cls.bl_rna.properties
                if prop.identifier not in ("rna_type", "name") and not prop.is_overridable]

@@ -23,7 +23,7 @@ HANDLER_LISTS = ("depsgraph_update_post", "frame_change_post", "undo_post", "red
 
 
 def live_preview():  # type: ignore[no-untyped-def]
-    return harness.package("live_preview")
+    return harness.package("rigging.live_preview")
 
 
 def current_state(rig: rigs.ArmRig, target: bpy.types.Object) -> rigs.Evaluated:
@@ -42,7 +42,7 @@ def tip_miss(rig: rigs.ArmRig, ev: rigs.Evaluated, softness: float = SOFTNESS) -
 
 
 def key_count(obj: bpy.types.Object) -> int:
-    return sum(len(fc.keyframe_points) for fc in harness.package("anim_keys").iter_fcurves(obj))
+    return sum(len(fc.keyframe_points) for fc in harness.package("rigging.anim_keys").iter_fcurves(obj))
 
 
 def our_handlers() -> list[str]:
@@ -280,7 +280,7 @@ def world_point(rig: rigs.ArmRig, p_arm: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("live", [False, True])
 def test_overlay_of_the_active_chain_sits_on_the_transformed_rig(arm_with_target, live: bool) -> None:  # type: ignore[no-untyped-def]
     rig, target = arm_with_target
-    draw = harness.package("overlay.draw")  # imports in background; only drawing itself needs a GPU
+    draw = harness.package("panels.overlay")  # imports in background; only drawing itself needs a GPU
     arm = rig.armature
     arm.soft_ik_2d.live_preview = live
     for location, rotation in (((0.7, -0.4, 0.3), (0.4, -0.3, 0.9)), ((-1.0, 2.0, 0.5), (1.2, 0.3, -0.4))):

@@ -224,7 +224,7 @@ def test_live_preview_refuses_the_same(empty_file: bpy.types.Scene, setup: str) 
     rig.armature.soft_ik_2d.live_preview = True
     try:
         bpy.context.view_layer.update()
-        cached = harness.package("live_preview").preview_of(rig.armature, chain)
+        cached = harness.package("rigging.live_preview").preview_of(rig.armature, chain)
         assert cached is not None and cached.solution is None
         for word in words:
             assert word in cached.message, f"{word!r} missing from {cached.message!r}"
@@ -365,7 +365,7 @@ def test_live_preview_follows_the_same_setups(empty_file: bpy.types.Scene, setup
         for frame in (4, 17, 29):
             bpy.context.scene.frame_set(frame)
             bpy.context.view_layer.update()
-            cached = harness.package("live_preview").preview_of(rig.armature, chain)
+            cached = harness.package("rigging.live_preview").preview_of(rig.armature, chain)
             assert cached is not None and cached.solution is not None, cached and cached.message
             world = np.array(rig.armature.matrix_world)
             pb = rig.armature.pose.bones
@@ -389,7 +389,7 @@ def test_verification_composed_from_fcurves_equals_blenders_sampling(empty_file:
     rig, chain, _target = chain_rig(**options)
     make(rig)
     _noise_on_upper_rotation(rig)
-    bake, verification = harness.package("bake"), harness.package("verification")
+    bake, verification = harness.package("rigging.bake"), harness.package("rigging.verification")
     prepared = bake.prepare(rig.armature, [chain])
     solutions = bake.solve_chains(bpy.context, prepared, np.array(FRAMES, dtype=np.float64))
     composed = verification.measure(bpy.context, prepared, solutions)[0]

@@ -31,7 +31,7 @@ def test_smoothing_has_its_time_constant_in_seconds(empty_file: bpy.types.Scene,
     for f, p in ((FRAMES[0], a[0]), (JUMP - 1, a[0]), (JUMP, b[0]), (FRAMES[-1], b[0])):
         target.location = p.tolist()
         target.keyframe_insert("location", frame=f)
-    for fc in rigs.harness.package("anim_keys").iter_fcurves(target):
+    for fc in rigs.harness.package("rigging.anim_keys").iter_fcurves(target):
         for kp in fc.keyframe_points:
             kp.interpolation = "CONSTANT"
     chain = rigs.add_chain(rig, target)

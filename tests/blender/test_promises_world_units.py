@@ -118,7 +118,7 @@ def test_panel_sensitivity_is_the_solvers_figure_in_world_units(empty_file: bpy.
     length_world = rig.length * scale
     # The panel: degrees per 1 % of the chain's world length of target motion.
     assert status.sensitivity_degrees == pytest.approx(math.degrees(per_world_unit * 0.01 * length_world), rel=1e-5)
-    entry = harness.package("live_preview").preview_of(rig.armature, chain)
+    entry = harness.package("rigging.live_preview").preview_of(rig.armature, chain)
     assert float(entry.solution.sensitivity[0]) == pytest.approx(per_world_unit, rel=1e-5)
     # And what Blender shows when the target really moves, in world units.
     measured = sensitivity_from_blender(rig, target, 1e-3 * length_world)

@@ -13,7 +13,7 @@ import harness
 import numpy as np
 import pytest
 
-sampling = harness.package("sampling")
+sampling = harness.package("rigging.sampling")
 
 FRAMES = np.arange(-3, 41, dtype=np.float64)  # also before the first and after the last key (extrapolation)
 ROTATION_MODES = ("QUATERNION", "AXIS_ANGLE", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -554,7 +554,7 @@ def test_rigid_body_is_sampled_from_the_users_simulation(scene: bpy.types.Scene)
 
 def test_live_preview_handlers_sit_out_the_stepped_frames(scene: bpy.types.Scene) -> None:
     _driver, _child, follower = build_dependent_targets()
-    live_preview = harness.package("live_preview")
+    live_preview = harness.package("rigging.live_preview")
     ours = {live_preview.on_frame_change, live_preview.on_depsgraph_update}
     before = {name: list(getattr(bpy.app.handlers, name)) for name in ("frame_change_post", "depsgraph_update_post")}
     assert ours <= set(before["frame_change_post"]) | set(before["depsgraph_update_post"])

@@ -8,7 +8,7 @@ import harness
 import numpy as np
 import pytest
 
-sampling = harness.package("sampling")
+sampling = harness.package("rigging.sampling")
 FRAMES = np.arange(-4, 46, dtype=np.float64)  # before the first and after the last key too
 
 
@@ -22,7 +22,7 @@ def _keyed(name: str, interpolations: list[str], extrapolation: str = "CONSTANT"
         obj.rotation_euler = (0.4 * i, -0.3 * i, 0.2 * (-1) ** i)
         obj.keyframe_insert("location", frame=frame)
         obj.keyframe_insert("rotation_euler", frame=frame)
-    for fc in harness.package("anim_keys").iter_fcurves(obj):
+    for fc in harness.package("rigging.anim_keys").iter_fcurves(obj):
         for j, kp in enumerate(fc.keyframe_points):
             kp.interpolation = interpolations[j % len(interpolations)]
             if j % 2:  # hand-set handles, which Blender does not recompute

@@ -37,7 +37,7 @@ def _rna_strings(rna: bpy.types.Struct, base: bpy.types.Struct, declared: set[st
 
 def user_facing_strings() -> set[str]:
     strings: list[str] = []
-    for cls in harness.package("properties").classes:
+    for cls in harness.package("rigging.properties").classes:
         strings += _rna_strings(cls.bl_rna, bpy.types.PropertyGroup.bl_rna, _declared(cls))
     operator_base = bpy.types.Operator.bl_rna
     for cls in harness.package("operators").classes:
@@ -47,7 +47,7 @@ def user_facing_strings() -> set[str]:
     for cls in harness.package("panels").classes:
         strings += [getattr(cls, "bl_label", ""), cls.bl_rna.description]
     strings += harness.package("panels.texts").UI_TEXTS
-    strings += harness.package("messages").MESSAGES
+    strings += harness.package("rigging.messages").MESSAGES
     return {s for s in strings if s and s.strip()}
 
 
@@ -61,13 +61,13 @@ def test_the_collection_reaches_every_kind_of_string() -> None:
 
 
 def test_every_user_facing_string_has_a_chinese_entry() -> None:
-    table = harness.package("translations").ZH
+    table = harness.package("rigging.translations").ZH
     missing = sorted(s for s in user_facing_strings() if s not in table)
     assert missing == []
 
 
 def test_entries_are_chinese_and_keep_their_placeholders() -> None:
-    table = harness.package("translations").ZH
+    table = harness.package("rigging.translations").ZH
     placeholder = re.compile(r"\{[^}]*\}")
     han = re.compile(r"[\u4e00-\u9fff]")
     for msgid, msgstr in table.items():
@@ -79,7 +79,7 @@ def test_entries_are_chinese_and_keep_their_placeholders() -> None:
 
 
 def test_table_registers_in_default_and_operator_contexts() -> None:
-    translations = harness.package("translations")
+    translations = harness.package("rigging.translations")
     table = translations.translation_table()["zh_HANS"]
     assert table[("*", "Softness")] == translations.ZH["Softness"]
     assert table[("Operator", "Bake Soft IK")] == translations.ZH["Bake Soft IK"]
@@ -92,7 +92,7 @@ def test_register_unregister_is_clean_across_enable_disable() -> None:
     for _ in range(3):
         harness.disable()
         harness.enable()
-    translations = harness.package("translations")
+    translations = harness.package("rigging.translations")
     assert len(translations.translation_table()["zh_HANS"]) == len(translations.CONTEXTS) * len(translations.ZH)
 
 
@@ -103,12 +103,13 @@ def test_interface_translates_when_the_language_is_chinese() -> None:
     try:
         view.language = "zh_HANS"
         view.use_translate_interface = True
-        assert bpy.app.translations.pgettext_iface("Soft IK 2D") == harness.package("translations").ZH["Soft IK 2D"]
+        zh = harness.package("rigging.translations").ZH
+        assert bpy.app.translations.pgettext_iface("Soft IK 2D") == zh["Soft IK 2D"]
     finally:
         view.language, view.use_translate_interface = old
 
 
 def test_no_stale_entries() -> None:
     # An entry nothing shows any more is a renamed or removed string whose new text is probably missing.
-    stale = sorted(set(harness.package("translations").ZH) - user_facing_strings())
+    stale = sorted(set(harness.package("rigging.translations").ZH) - user_facing_strings())
     assert stale == [], stale

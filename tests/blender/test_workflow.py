@@ -17,7 +17,7 @@ FRAMES = list(range(1, 31))
 
 
 def every_key(obj: bpy.types.Object) -> dict[tuple[str, int], list]:
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     return {(fc.data_path, fc.array_index): anim_keys.read_keys(fc)["co"].tolist()
             for fc in anim_keys.iter_fcurves(obj)}
 

@@ -40,7 +40,7 @@ def joint_world(rig: rigs.ArmRig, bone: str, end: str = "head") -> np.ndarray:
 
 def fcurve_keys() -> dict[tuple[str, str, int], list[tuple[float, ...]]]:
     """Every key of every object's action: (object, data path, index) -> [(frame, value, handles...)]."""
-    anim_keys = harness.package("anim_keys")
+    anim_keys = harness.package("rigging.anim_keys")
     out: dict[tuple[str, str, int], list[tuple[float, ...]]] = {}
     for obj in bpy.data.objects:
         for fc in anim_keys.iter_fcurves(obj):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scenes
 
-ERROR_RED = np.array([255, 64, 51])  # overlay.draw COLORS["error_segment"] as 8-bit
+ERROR_RED = np.array([255, 64, 51])  # panels.overlay COLORS["error_segment"] as 8-bit
 
 
 def _crop(pixels: np.ndarray, center: tuple[float, float], radius: float) -> np.ndarray:

@@ -95,7 +95,7 @@ def _states(g):  # type: ignore[no-untyped-def]
 
 def _check_language(g, language: str):  # type: ignore[no-untyped-def]
     g.set_language(language)
-    zh = harness.package("translations").ZH
+    zh = harness.package("rigging.translations").ZH
     texts = harness.package("panels.texts")
     problems: list[str] = []
     drew: set[str] = set()
@@ -122,7 +122,7 @@ def _check_language(g, language: str):  # type: ignore[no-untyped-def]
             chain_text = " ".join(i.text for i in items if i.panel == "VIEW3D_PT_soft_ik_chain")
             assert squeeze(bpy.app.translations.pgettext_iface(texts.SPACE_OK)) not in squeeze(chain_text), \
                 "the Chain panel says the target space matches while Status says it cannot solve"
-            reason = harness.package("messages").NO_SPACE_OBJECT
+            reason = harness.package("rigging.messages").NO_SPACE_OBJECT
             reason = bpy.app.translations.pgettext_iface(reason).split("{label}")[-1].strip(": ：")
             assert squeeze(reason) in squeeze(chain_text), (reason, chain_text)
             assert squeeze(reason) in squeeze(status), (reason, status)
@@ -153,6 +153,6 @@ def test_sidebar_tab_is_translated(g):  # type: ignore[no-untyped-def]
     g.set_language("zh_HANS")
     yield from g.wait(2)
     category = harness.package("panels").CATEGORY
-    zh = harness.package("translations").ZH
+    zh = harness.package("rigging.translations").ZH
     assert category in zh, f"no Chinese entry for the tab {category!r}"
     assert bpy.app.translations.pgettext_iface(category) == zh[category]

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from overlay.geometry import (
+from solver.overlay_geometry import (
     JITTER_FRACTION,
     SENSITIVE_DEGREES,
     ChainOverlayInput,

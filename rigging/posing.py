@@ -5,10 +5,10 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
+from ..solver.rotations import rotation_property
 from .bake import ERROR_PROP, FLAGS_PROP
 from .chain_solve import ChainSolution, rotation_channels
 from .rig import ChainRig
-from .solver.rotations import rotation_property
 
 
 def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:

@@ -17,10 +17,10 @@ from bpy.app.translations import pgettext_iface as iface_
 from bpy_extras.view3d_utils import location_3d_to_region_2d
 from gpu_extras.batch import batch_for_shader
 
-from .. import live_preview
-from ..panels import texts
+from ..rigging import live_preview
 from ..solver.flag_names import for_solver
-from .geometry import ChainOverlay, ChainOverlayInput, build_overlay
+from ..solver.overlay_geometry import ChainOverlay, ChainOverlayInput, build_overlay
+from . import texts
 
 COLORS = {
     "reach_band": (0.3, 0.5, 1.0, 0.06),

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solver.spaces import invert_matrices
 from . import sampling
 from .chain_solve import ChainSolution
 from .rig import ChainRig
-from .solver.spaces import invert_matrices
 
 # A tip Blender plays back further than this fraction of the chain length from the solver's is a mismatch.
 TOLERANCE = 1e-4

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solver.spaces import PLANES
 from . import linked_data
 from . import messages as msg
 from .messages import say
-from .solver.spaces import PLANES
 
 # Rest positions further than this fraction of the chain length from the plane are rejected.
 PLANE_TOLERANCE = 1e-4

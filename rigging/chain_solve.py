@@ -11,17 +11,17 @@ from typing import Any
 
 import numpy as np
 
+from .. import solver
+from ..solver import rotations
+from ..solver.ccd import solve_ccd
+from ..solver.chain_common import ChainResult
+from ..solver.fabrik import solve_fabrik
+from ..solver.flag_names import is_two_bone
+from ..solver.smoothing import TargetFilter, make_filter
+from ..solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 from . import messages as msg
-from . import solver
 from .messages import say
 from .rig import ChainRig
-from .solver import rotations
-from .solver.ccd import solve_ccd
-from .solver.chain_common import ChainResult
-from .solver.fabrik import solve_fabrik
-from .solver.flag_names import is_two_bone
-from .solver.smoothing import TargetFilter, make_filter
-from .solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
 # Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0: it is float32

@@ -29,12 +29,12 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from ..solver.chain_common import ChainState
+from ..solver.flag_names import is_two_bone
+from ..solver.spaces import shoulder_local_basis
 from . import chain_checks, linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
-from .solver.chain_common import ChainState
-from .solver.flag_names import is_two_bone
-from .solver.spaces import shoulder_local_basis
 
 # Chain properties that are the last bake's report, not inputs of the solve.
 _REPORT_PROPS = frozenset({"rna_type", "name", "bake_start", "bake_end", "error_max", "error_mean",

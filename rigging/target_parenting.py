@@ -14,10 +14,10 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Vector
 
+from ..solver.rotations import rotation_property
+from ..solver.spaces import invert_matrices
 from . import anim_keys, sampling
 from .bake import essential_keys
-from .solver.rotations import rotation_property
-from .solver.spaces import invert_matrices
 
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
 

@@ -53,9 +53,9 @@ from typing import Any
 import bpy
 import numpy as np
 
+from ..solver.rotations import rotation_property
+from ..solver.spaces import compose_matrices, invert_matrices
 from . import anim_keys
-from .solver.rotations import rotation_property
-from .solver.spaces import compose_matrices, invert_matrices
 
 KINDS = ("WORLD", "ARMATURE")
 # Handlers (list name, function) that must not run for the frames sampling steps: the live preview's, which

@@ -12,11 +12,11 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
+from ..solver.spaces import invert_matrices
 from . import anim_keys, bake_records
 from . import messages as msg
 from .messages import say
 from .rig import ChainError, ChainRig
-from .solver.spaces import invert_matrices
 
 # A pose scale or location within this of rest is float32 rounding, not a setup the solve must model.
 REST_TOLERANCE = 1e-6

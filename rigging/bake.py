@@ -14,13 +14,13 @@ from typing import Any
 import bpy
 import numpy as np
 
+from ..solver.result import LIMITED
+from ..solver.rotations import rotation_property
 from . import anim_keys, bake_records, chain_checks, key_target, linked_data, sampling, verification
 from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .messages import say
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
-from .solver.result import LIMITED
-from .solver.rotations import rotation_property
 
 ERROR_PROP = "soft_ik_error"
 FLAGS_PROP = "soft_ik_flags"
