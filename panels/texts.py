@@ -7,6 +7,7 @@ them with their ``{placeholders}``; the translation test reads :data:`UI_TEXTS` 
 from __future__ import annotations
 
 from ..solver.flag_names import TWO_BONE_FLAGS, FlagTable
+from ..solver.result import REACH_FLAG
 
 # What the panel says about each flag, by the key the solver's flag table gives the bit (solver.flag_table): bits
 # 8 and 16 mean a shoulder / elbow limit to the two-bone solver but "a joint on a limit" / "a limit blocks the
@@ -22,6 +23,7 @@ FLAG_KEY_TEXTS: dict[str, tuple[str, str]] = {
     "root_moved": ("Move Root: the upper bone is offset", "CON_LOCLIKE"),
     "stretched": ("Stretch: the bones are scaled", "CON_SIZELIKE"),
     "direction_held": ("Target on the shoulder: previous direction kept", "INFO"),
+    "stretched_to_reach": ("Stretch to Reach: the bones are scaled toward the target", "CON_STRETCHTO"),
 }
 
 
@@ -82,5 +84,10 @@ UI_TEXTS: tuple[str, ...] = (
 def decode_flags(flags: int, table: FlagTable = TWO_BONE_FLAGS) -> list[tuple[str, str]]:
     """(text, icon) for each set flag bit, in bit order, named by ``table`` (the table of the solver that wrote
     the flags, ``solver.flag_names.for_solver``); one 'reachable' line when none is set."""
-    lines = [FLAG_KEY_TEXTS[f.key] for f in table.decode(flags)]
+    names = list(table.decode(flags))
+    # Stretch to reach is composed around every solver; a table without its bit (CCD/FABRIK's, owned by
+    # solver.chain_common) still names it.
+    if int(flags) & REACH_FLAG.bit and REACH_FLAG.key not in table.keys:
+        names.append(REACH_FLAG)
+    lines = [FLAG_KEY_TEXTS[f.key] for f in names]
     return lines or [(REACHABLE, "CHECKMARK")]

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..solver.result import LIMITED
 from ..solver.rotations import rotation_property
-from . import anim_keys, bake_records, chain_checks, key_target, linked_data, sampling, verification
+from . import anim_keys, bake_records, chain_checks, fk_blend, key_target, linked_data, reach, sampling, verification
 from . import messages as msg
 from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
 from .messages import say
@@ -68,6 +68,7 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
         bake_records.follow_renames(armature, chain)
         rig = read_chain(armature, chain)
         chain_checks.check_chain_inputs(rig)
+        reach.check(rig)
         check_target(armature, chain)
         mismatch = space_mismatch(armature, chain)
         if mismatch:
@@ -136,7 +137,8 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
+    # IK influence below 1 blends in the FK pose the bones' own keys give (fk_blend).
+    return [fk_blend.blend(rig, solve_chain(rig, frames, s, fps=fps)) for rig, s in zip(rigs, samples, strict=True)]
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:
@@ -166,7 +168,7 @@ def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
     upper = rig.bone_names[0]
     if rig.chain.limit_strategy == "MOVE_ROOT":
         out += [(bone_path(upper, "location"), i) for i in range(3)]
-    if rig.chain.limit_strategy == "STRETCH":
+    if reach.owns_scale(rig.chain):
         out += [(bone_path(upper, "scale"), i) for i in range(3)]
     lower = rig.bone_names[-1]
     out += [(bone_path(lower, ERROR_PROP), 0), (bone_path(lower, FLAGS_PROP), 0)]
@@ -210,12 +212,12 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
         pb = pose[name]
         previous = _previous_rotation(obj, name, pb.rotation_mode, start_t)
         prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
-        put(name, prop, values)
+        put(name, prop, values if sol.rotations is None else sol.rotations[j])
     upper = rig.bone_names[0]
     if rig.chain.limit_strategy == "MOVE_ROOT":
         put(upper, "location", sol.root_offset)
-    if rig.chain.limit_strategy == "STRETCH":
-        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1))
+    if reach.owns_scale(rig.chain):
+        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1) if sol.scale is None else sol.scale)
     lower = pose[rig.bone_names[-1]]
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0

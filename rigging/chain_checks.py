@@ -184,7 +184,8 @@ def _check_pose_channels(rig: ChainRig) -> None:
     if rig.chain.limit_strategy == "MOVE_ROOT" and upper.use_connect:
         raise ChainError(say(msg.MOVE_ROOT_CONNECTED, label=rig.label, bone=upper.name, parent=upper.parent.name))
     for j, name in enumerate(rig.bone_names):
-        if not (j == 0 and rig.chain.limit_strategy == "STRETCH"):  # Stretch owns (and writes) that scale
+        # Stretch (and stretch to reach) owns and writes that scale.
+        if not (j == 0 and (rig.chain.limit_strategy == "STRETCH" or rig.chain.stretch_to_reach)):
             found = _first_off_rest(rig, name, "scale", 1.0)
             if found is not None:
                 raise ChainError(say(msg.CHAIN_POSE_SCALE, label=rig.label, bone=name, value=found[0],

@@ -20,6 +20,7 @@ from ..solver.flag_names import is_two_bone
 from ..solver.smoothing import TargetFilter, make_filter
 from ..solver.spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
 from . import messages as msg
+from . import reach
 from .messages import say
 from .rig import ChainRig
 
@@ -58,6 +59,10 @@ class ChainSolution:
     armature_world: np.ndarray | None = None  # (N or 1, 4, 4) the armature's world matrices the solve used
     parent_frame: np.ndarray | None = None  # (N or 1, 4, 4) ``base`` before the upper bone's own location (None:
     # the same as ``base``)
+    # Channel values to write instead of those ``deltas`` give (IK influence below 1 blends in FK keys):
+    # per chain bone (N, k) in its own rotation mode; None: from ``deltas``.
+    rotations: tuple[np.ndarray, ...] | None = None
+    scale: np.ndarray | None = None  # (N, 3) the upper bone's owned scale when not uniform ``stretch``
 
 
 def axes_2d(rig: ChainRig) -> np.ndarray:
@@ -187,6 +192,8 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     target_world = samples.target[:, :3, 3].copy()  # a copy: a view would keep all the (N, 4, 4) samples alive
     targets = to_2d(_forward_fill(samples.target, valid)[:, :3, 3])
     pole = None if samples.pole is None else to_2d(_forward_fill(samples.pole, valid)[:, :3, 3])
+    # Stretch to reach: the solver sees the targets of the chain scaled by k, its pose is scaled back below.
+    targets, pole, k_reach = reach.scale_inputs(rig, targets, pole)
 
     # World length of one shoulder-space unit (mean over the frames), for bounds given in world units.
     world_scale = float(np.mean(np.linalg.norm((arm[:, :3, :3] @ base[:, :3, :3]) @ axes[0], axis=1)))
@@ -223,12 +230,19 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
         deltas = np.unwrap(deltas, axis=0)
     root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ axes
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
+    flags = np.reshape(result.flags, -1).astype(np.int64)
+    ends = np.reshape(result.end, (n_frames, 2))
+    reached = np.reshape(result.solved_target, (n_frames, 2))
+    scale = None
+    if k_reach is not None:
+        root_offset, ends, reached = root_offset * k_reach[:, None], ends * k_reach[:, None], reached * k_reach[:, None]
+        scale = reach.owned_scale(rig, stretch, k_reach)
+        stretch = stretch * k_reach
+        flags |= reach.flags(k_reach)
 
     def from_2d(p2: np.ndarray) -> np.ndarray:
         return transform_points(arm, from_shoulder_2d(p2, base, rig.normal, local_normal=rig.local_axes[0]))
 
-    ends = np.reshape(result.end, (n_frames, 2))
-    reached = np.reshape(result.solved_target, (n_frames, 2))
     if len(base) == 1 and len(arm) == 1:
         # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
         both = from_2d(np.concatenate([ends, reached]))
@@ -241,7 +255,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     # curve (a few keys) instead of one key of noise per frame.
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
-                         error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
+                         error=error, flags=flags, sensitivity=sensitivity, scale=scale,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
                          base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state,
                          # Copies: a view would keep every sampled matrix of the bake alive while keys are written.

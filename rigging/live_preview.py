@@ -32,7 +32,7 @@ from bpy.app.handlers import persistent
 from ..solver.chain_common import ChainState
 from ..solver.flag_names import is_two_bone
 from ..solver.spaces import shoulder_local_basis
-from . import chain_checks, linked_data, posing, sampling
+from . import chain_checks, fk_blend, linked_data, posing, reach, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainError, ChainRig, check_target, read_chain
 
@@ -212,7 +212,9 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 check_target(armature, chain)
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
             chain_checks.check_chain_inputs(rig)
+            reach.check(rig)
         samples = _samples(rig, depsgraph)
+        blend_key = fk_blend.preview_key(rig, float(scene.frame_current))
         chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
@@ -222,12 +224,12 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     inputs = (settings, rest, frame, samples.armature.tobytes(), samples.target.tobytes(),
               None if samples.parent is None else samples.parent.tobytes(),
               None if samples.pole is None else samples.pole.tobytes(),
-              None if samples.upper_location is None else samples.upper_location.tobytes())
+              None if samples.upper_location is None else samples.upper_location.tobytes(), blend_key)
     if inputs != entry.inputs or entry.solution is None:
         fps = scene.render.fps / scene.render.fps_base
         try:
-            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=_continuing(entry.state, rig),
-                              smooth_root=False)
+            sol = fk_blend.blend(rig, solve_chain(rig, np.array([frame]), samples, fps=fps,
+                                                  previous=_continuing(entry.state, rig), smooth_root=False))
         except ValueError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return

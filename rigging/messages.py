@@ -159,6 +159,16 @@ CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is als
                 "would change; give '{armature}' its own copy of the action and Clear")
 CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
 
+# fk_blend.py / reach.py / operators/snap.py: IK influence, stretch to reach, snapping the target to FK (issue 14)
+INFLUENCE_DRIVEN = ("{label}: IK Influence is driven; the bake reads it per frame from keys only. Key it instead "
+                    "of driving it (or mute the driver)")
+VOLUME_NEEDS_ALIGNED = ("{label}: Preserve Volume thins the stretched bones, which bone '{bone}' would shear "
+                        "(Inherit Scale: {mode}); set its Inherit Scale to Aligned (Bone Properties > Relations), "
+                        "or turn off Preserve Volume")
+SNAPPED = "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)"
+SNAPPED_POLE = " and pole"
+SNAP_NO_TARGET = "{label}: has no target to snap; set its Target first"
+
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))
 

@@ -254,6 +254,39 @@ class SoftIKChain(PropertyGroup):
         default=0.05,
         min=0.0,
     )
+    # IK/FK blend and stretch to reach (issue 14). Influence is keyable: the bake reads its F-curve per frame.
+    ik_influence: FloatProperty(
+        update=_touch,
+        name="IK Influence",
+        description="Blend of the IK solution over the bones' own FK keys (0 = the FK keys as they are, "
+        "1 = full IK); keyable",
+        default=1.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    stretch_to_reach: BoolProperty(
+        update=_touch,
+        name="Stretch to Reach",
+        description="Scale both bones up to Max Stretch so the tip reaches a target beyond full reach "
+        "(scale keys on the upper bone); unlike the Stretch limit strategy, no joint limit is involved",
+        default=False,
+    )
+    max_stretch: FloatProperty(
+        update=_touch,
+        name="Max Stretch",
+        description="Largest scale Stretch to Reach may give the bones (1.25 = a quarter longer)",
+        default=1.25,
+        min=1.0,
+        max=10.0,
+    )
+    preserve_volume: BoolProperty(
+        update=_touch,
+        name="Preserve Volume", translation_context=CONTEXT,
+        description="Stretched bones thin across the bone by 1/sqrt(scale), keeping their area (needs Inherit "
+        "Scale: Aligned on the lower bones)",
+        default=False,
+    )
 
     # Report of the last bake (written by the bake operator, read by the panel).
     bake_start: IntProperty(name="Baked From", default=0)

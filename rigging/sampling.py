@@ -706,3 +706,30 @@ def _sample_user_scene(
         _step_and_read(lambda f, sub: scene.frame_set(f, subframe=sub), depsgraph, requests, frames, out, idx)
     finally:
         scene.frame_set(user_frame, subframe=user_subframe)
+
+
+EVALUATE_FRAMES = 16
+
+
+def sample_channels(id_block: Any, channels: Sequence[tuple[str, int]],
+                    frames: Sequence[float] | np.ndarray) -> list[np.ndarray | None]:
+    """Each ``(data_path, index)`` of ``id_block`` at ``frames`` (its action's time) from the F-curve the
+    animation system applies, ``(N,)`` float64 (float32 precision, as Blender evaluates); None where none does."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    sampler = _ChannelSampler(frames_arr)
+    try:
+        live = sampler.live_fcurves(id_block)
+        out: list[np.ndarray | None] = []
+        for path, index in channels:
+            fc = next((f for f in live.get(path, ()) if f.array_index == index), None)
+            if fc is None:
+                out.append(None)
+            elif frames_arr.size <= EVALUATE_FRAMES:
+                # A few frames (Solve, the live preview's handler): evaluated in place, no scratch action is
+                # created, which inside a depsgraph handler would trigger another update.
+                out.append(np.array([fc.evaluate(f) for f in frames_arr.tolist()], dtype=np.float64))
+            else:
+                out.append(np.asarray(sampler.values(id_block.animation_data, fc), dtype=np.float64))
+        return out
+    finally:
+        sampler.close()

@@ -461,6 +461,36 @@ ZH: dict[str, str] = {
         "请给“{armature}”一份自己的动作副本后再清除",
     "{label}: kept {count} baked key(s) edited since the bake (they are yours now)":
         "{label}：保留了 {count} 个烘焙后被编辑过的键（它们现在属于你）",
+    # IK/FK blend, stretch to reach, snap (issue 14)
+    ("{label}: IK Influence is driven; the bake reads it per frame from keys only. Key it instead "
+     "of driving it (or mute the driver)"):
+        "{label}：IK 影响由驱动器控制；烘焙只从关键帧逐帧读取它。请改为给它插入关键帧（或静音驱动器）",
+    ("{label}: Preserve Volume thins the stretched bones, which bone '{bone}' would shear "
+     "(Inherit Scale: {mode}); set its Inherit Scale to Aligned (Bone Properties > Relations), "
+     "or turn off Preserve Volume"):
+        "{label}：“保持体积”会让拉伸的骨骼变细，骨骼“{bone}”会因此被剪切（继承缩放：{mode}）；"
+        "请把它的继承缩放设为“对齐”（骨骼属性 > 关系），或关闭“保持体积”",
+    "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)":
+        "已在 {frames} 帧上把 {count} 条链的目标{pole}吸附到 FK 姿态",
+    " and pole": "和极向目标",
+    "{label}: has no target to snap; set its Target first": "{label}：没有可吸附的目标；请先设置目标",
+    "IK Influence": "IK 影响",
+    "Stretch to Reach: the bones are scaled toward the target": "拉伸够到目标：骨骼被朝目标放大",
+    ("Blend of the IK solution over the bones' own FK keys (0 = the FK keys as they are, "
+     "1 = full IK); keyable"):
+        "IK 解算结果在骨骼自身 FK 关键帧之上的混合（0 = 保持 FK 关键帧原样，1 = 完全 IK）；可插入关键帧",
+    "Stretch to Reach": "拉伸够到目标",
+    ("Scale both bones up to Max Stretch so the tip reaches a target beyond full reach "
+     "(scale keys on the upper bone); unlike the Stretch limit strategy, no joint limit is involved"):
+        "把两根骨骼最多放大到“最大拉伸”，使末端够到超出完全伸展范围的目标（上骨骼上的缩放关键帧）；"
+        "与“拉伸”限制策略不同，它与关节限制无关",
+    "Max Stretch": "最大拉伸",
+    "Largest scale Stretch to Reach may give the bones (1.25 = a quarter longer)":
+        "“拉伸够到目标”可给骨骼的最大缩放（1.25 = 长四分之一）",
+    "Preserve Volume": "保持体积",
+    ("Stretched bones thin across the bone by 1/sqrt(scale), keeping their area (needs Inherit "
+     "Scale: Aligned on the lower bones)"):
+        "拉伸的骨骼在横向按 1/sqrt(缩放) 变细，保持面积（下方骨骼需要“继承缩放：对齐”）",
 }
 
 

@@ -30,11 +30,15 @@ class IKFlag(enum.IntFlag):
     ROOT_MOVED = 32  # move_root: the frame's root offset is non-zero
     STRETCHED = 64  # stretch: the frame's bone scale differs from 1
     DIRECTION_HELD = 128  # target (numerically) at the shoulder: previous direction kept
+    STRETCHED_TO_REACH = 256  # stretch to reach scaled the chain (solver.stretch, composed around the solve)
 
 
 LIMITED = IKFlag.LIMITED_SHOULDER | IKFlag.LIMITED_ELBOW
 STRATEGY_APPLIED = IKFlag.ROOT_MOVED | IKFlag.STRETCHED
 
+# Set by stretch to reach (solver.stretch), which is composed around every solver: CCD/FABRIK flags carry it too.
+REACH_FLAG = FlagName(int(IKFlag.STRETCHED_TO_REACH), "stretched_to_reach",
+                      "stretch to reach scaled the bones so the tip gets closer to the target")
 # What each IKFlag bit means, for whoever shows the flags (TwoBoneResult.FLAG_NAMES).
 TWO_BONE_FLAGS = FlagTable("two_bone", (
     FlagName(int(IKFlag.CLAMPED_OUTER), "clamped_outer", "target beyond full reach: clamped at full extension"),
@@ -46,6 +50,7 @@ TWO_BONE_FLAGS = FlagTable("two_bone", (
     FlagName(int(IKFlag.ROOT_MOVED), "root_moved", "move_root offset the root"),
     FlagName(int(IKFlag.STRETCHED), "stretched", "stretch scaled the bones"),
     FlagName(int(IKFlag.DIRECTION_HELD), "direction_held", "target on the shoulder: the previous direction was kept"),
+    REACH_FLAG,
 ))
 
 
