@@ -18,8 +18,13 @@ import numpy as np
 
 from ..solver.blend import blend_linear, blend_rotation, quaternions_from_channels
 from ..solver.fk import chain_forward_kinematics
-from ..solver.rotations import rotation_property
-from ..solver.spaces import from_shoulder_2d, transform_points
+from ..solver.rotations import (
+    matrices_from_axis_angles,
+    matrices_from_eulers,
+    matrices_from_quaternions,
+    rotation_property,
+)
+from ..solver.spaces import from_shoulder_2d, invert_matrices, transform_points
 from . import key_target, sampling
 from . import messages as msg
 from .chain_solve import ERROR_RESOLUTION, ChainSolution, axes_2d, rotation_channels
@@ -116,7 +121,9 @@ def blend(rig: ChainRig, sol: ChainSolution, weights: np.ndarray | None = None) 
         ik_scale = np.repeat(sol.stretch[:, None], 3, axis=1) if sol.scale is None else sol.scale
         scale = blend_linear(fk_scale, ik_scale, w)
         stretch = scale[:, 1]  # along the bone: what scales the chain's reach
-    tip_world = _tip(rig, sol, deltas, root_offset, stretch)
+    # Aligned (or other) scale inheritance under Preserve Volume: the planar prediction (rotations in the plane).
+    tip_world = (_tip_composed(rig, sol, rotations, root_offset, scale) if _full(rig)
+                 else _tip(rig, sol, deltas, root_offset, stretch))
     error = np.linalg.norm(tip_world - sol.target_world, axis=1)
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * _world_scale(rig, sol)] = 0.0
     flags = np.where(w > 0.0, sol.flags, 0).astype(np.int64)
@@ -141,6 +148,47 @@ def _tip(rig: ChainRig, sol: ChainSolution, deltas: np.ndarray, root_offset: np.
     arm = sol.armature_world if sol.armature_world is not None else np.eye(4)[None]
     local = from_shoulder_2d(ends, sol.base, rig.normal, local_normal=rig.local_axes[0])
     out: np.ndarray = transform_points(arm, local)
+    return out
+
+
+def _full(rig: ChainRig) -> bool:
+    bones = rig.armature.data.bones
+    return all(bones[name].inherit_scale == "FULL" for name in rig.bone_names[1:])
+
+
+def _matrices(mode: str, values: np.ndarray) -> np.ndarray:
+    if mode == "QUATERNION":
+        return matrices_from_quaternions(values)
+    if mode == "AXIS_ANGLE":
+        return matrices_from_axis_angles(values)
+    return matrices_from_eulers(values, mode)
+
+
+def _tip_composed(rig: ChainRig, sol: ChainSolution, rotations: list[np.ndarray], root_offset: np.ndarray,
+                  scale: np.ndarray | None) -> np.ndarray:
+    """World tip composed as Blender does (rest offsets and each bone's ``matrix_basis`` down the chain, full
+    inheritance), so an FK pose that leaves the plane (Euler keys interpolated about an oblique axis) is
+    predicted as it plays."""
+    bones = rig.armature.data.bones
+    pose = rig.armature.pose.bones
+    names = rig.bone_names
+    n = len(sol.frames)
+    m = np.array(np.broadcast_to(sol.base, (n, 4, 4)))
+    for j, name in enumerate(names):
+        basis = np.tile(np.eye(4), (n, 1, 1))
+        basis[:, :3, :3] = _matrices(pose[name].rotation_mode, rotations[j])
+        if j == 0:
+            if scale is not None:
+                basis[:, :3, :3] *= scale[:, None, :]
+            if rig.chain.limit_strategy == "MOVE_ROOT":
+                basis[:, :3, 3] = root_offset
+        else:
+            rest = np.array(bones[names[j - 1]].matrix_local, dtype=np.float64)
+            m = m @ (invert_matrices(rest[None])[0] @ np.array(bones[name].matrix_local, dtype=np.float64))
+        m = m @ basis
+    tail = m[:, :3, 3] + float(bones[names[-1]].length) * m[:, :3, 1]
+    arm = sol.armature_world if sol.armature_world is not None else np.eye(4)[None]
+    out: np.ndarray = transform_points(arm, tail)
     return out
 
 

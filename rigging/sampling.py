@@ -235,6 +235,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
         if path in _TRANSFORM_PATHS or path.startswith("[") or (obj.type == "ARMATURE" and _bone_of_path(path)):
             # Bone channels are composed from F-curves too; other bone properties leave pose matrices as they are.
             continue
+        if path.startswith("soft_ik_2d."):
+            continue  # the add-on's own settings (a keyed IK influence) move nothing by themselves
         return f"animates {path}"
     return None
 

@@ -124,9 +124,9 @@ def quaternions_from_channels(rotation_mode: str, values: ArrayLike) -> FloatArr
     if rotation_mode == "AXIS_ANGLE":
         axis = v[:, 1:]
         norm = np.linalg.norm(axis, axis=1)
-        # Blender: a zero axis rotates about +Y.
-        axis = np.where((norm > 0.0)[:, None], axis / np.where(norm > 0.0, norm, 1.0)[:, None], [0.0, 1.0, 0.0])
-        half = 0.5 * v[:, 0]
+        # Blender: a zero axis is no rotation (rotations.matrices_from_axis_angles).
+        axis = axis / np.where(norm > 0.0, norm, 1.0)[:, None]
+        half = np.where(norm > 0.0, 0.5 * v[:, 0], 0.0)
         return np.concatenate([np.cos(half)[:, None], np.sin(half)[:, None] * axis], axis=1)
     if rotation_mode not in EULER_ORDERS:
         raise ValueError(f"unknown rotation mode {rotation_mode!r}")
