@@ -186,7 +186,7 @@ def stretch_rig(**chain_props: object) -> tuple[rigs.ArmRig, bpy.types.PropertyG
 
 
 def test_stretch_to_reach_plays_the_tip_on_targets_within_max_stretch(empty_file: bpy.types.Scene) -> None:
-    rig, chain, target, ratio = stretch_rig()
+    rig, _chain, target, ratio = stretch_rig()
     assert rigs.bake(rig, 1, 30) == {"FINISHED"}
     ev = rigs.evaluate(rig, target, FRAMES)
     miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
