@@ -150,6 +150,19 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
         col.prop(chain, "softness", slider=True)
         col.prop(chain, "inner_softness", slider=True)
 
+        # IK/FK blend, snap and stretch to reach (issue 14); the decorator keys the influence from here.
+        box = layout.box()
+        col = box.column()
+        col.use_property_decorate = True
+        col.prop(chain, "ik_influence", slider=True)
+        col.operator("pose.soft_ik_snap_target", text=texts.SNAP_TO_FK, icon="SNAP_ON")
+        col.prop(chain, "stretch_to_reach")
+        sub = col.column(align=True)
+        sub.active = chain.stretch_to_reach
+        sub.prop(chain, "max_stretch")
+        sub.prop(chain, "preserve_volume")
+        wrap.label(box, context, texts.STRETCH_TO_REACH_HINT, icon="INFO", boxed=True)
+
 
 class VIEW3D_PT_soft_ik_limits(_ChainPanel, bpy.types.Panel):
     bl_label = "Limits"

@@ -70,13 +70,16 @@ REACH = "Reach"
 ROOT_FILTER = "Root Filter"
 FILTER = "Filter"
 SPEED_GAIN = "Speed Gain"
+SNAP_TO_FK = "Snap to FK"
 LABELS = (TAB, SOLVE, BAKE, CLEAR_BAKE, FIX_TARGET_SPACE, WORST_FRAMES, BONES, TARGET, REACH, ROOT_FILTER, FILTER,
-          SPEED_GAIN)
+          SPEED_GAIN, SNAP_TO_FK)
+STRETCH_TO_REACH_HINT = ("Stretch to Reach lengthens the arm for a target beyond its reach; the Stretch strategy "
+                         "(Limits) scales it only when a joint limit blocks it")
 
 UI_TEXTS: tuple[str, ...] = (
     *(text for text, _icon in FLAG_KEY_TEXTS.values()),
     REACHABLE, NO_CHAINS, NO_ERROR_DATA, SPACE_OK, PREVIEW_SOURCE, KEYED_SOURCE, SENSITIVE_HINT_1,
-    SENSITIVE_HINT_2, NO_BAKE, ERROR_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
+    SENSITIVE_HINT_2, STRETCH_TO_REACH_HINT, NO_BAKE, ERROR_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
     MEAN_ERROR, LIMITED_FRAMES, WORST_FRAME, CHAIN_BONES, CANNOT_SOLVE, *LABELS,
 )
 

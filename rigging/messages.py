@@ -167,7 +167,6 @@ VOLUME_NEEDS_ALIGNED = ("{label}: Preserve Volume thins the stretched bones, whi
                         "or turn off Preserve Volume")
 SNAPPED = "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)"
 SNAPPED_POLE = " and pole"
-SNAP_NO_TARGET = "{label}: has no target to snap; set its Target first"
 
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))

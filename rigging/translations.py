@@ -473,9 +473,22 @@ ZH: dict[str, str] = {
     "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)":
         "已在 {frames} 帧上把 {count} 条链的目标{pole}吸附到 FK 姿态",
     " and pole": "和极向目标",
-    "{label}: has no target to snap; set its Target first": "{label}：没有可吸附的目标；请先设置目标",
     "IK Influence": "IK 影响",
     "Stretch to Reach: the bones are scaled toward the target": "拉伸够到目标：骨骼被朝目标放大",
+    "Snap Target to FK": "目标吸附到 FK",
+    ("Put the active chain's target on the FK tip (and its pole on the FK elbow side), so turning IK on there "
+     "changes nothing visible"):
+        "把活动链的目标放到 FK 末端（把极向目标放到 FK 肘部一侧），使在此处开启 IK 不会产生可见变化",
+    "Key the target's (and pole's) location where it is snapped": "在吸附处为目标（和极向目标）的位置插入关键帧",
+    "Frame Range": "帧范围",
+    "Snap and key every frame from Start to End from the FK animation, not only the current frame":
+        "按 FK 动画在起始帧到结束帧的每一帧吸附并插入关键帧，而不只是当前帧",
+    "First frame to snap (default: the scene's)": "吸附的第一帧（默认：场景的）",
+    "Last frame to snap (included)": "吸附的最后一帧（包含）",
+    "Snap to FK": "吸附到 FK",
+    ("Stretch to Reach lengthens the arm for a target beyond its reach; the Stretch strategy "
+     "(Limits) scales it only when a joint limit blocks it"):
+        "“拉伸够到目标”会在目标超出够及范围时拉长手臂；“拉伸”策略（限制）只在关节限制阻挡时才缩放它",
     ("Blend of the IK solution over the bones' own FK keys (0 = the FK keys as they are, "
      "1 = full IK); keyable"):
         "IK 解算结果在骨骼自身 FK 关键帧之上的混合（0 = 保持 FK 关键帧原样，1 = 完全 IK）；可插入关键帧",

@@ -257,3 +257,55 @@ def test_influence_zero_plays_fk_keys_that_leave_the_plane_as_they_were(empty_fi
     np.testing.assert_allclose(after.tip[:20], before.tip[:20], atol=1e-6)
     miss = np.linalg.norm(after.tip_world - after.target_world, axis=1)
     np.testing.assert_allclose(keyed_errors(rig), miss, atol=1e-5)
+
+
+@pytest.mark.parametrize("space", ["WORLD", "CHARACTER"])
+def test_snap_then_bake_ik_changes_nothing_visible(empty_file: bpy.types.Scene, space: str) -> None:
+    rig = rigs.build_arm("Rig", modes=("QUATERNION", "XYZ"), rest_bend_deg=15.0)
+    align_rolls(rig)
+    rigs.animate_parent(rig, FRAMES, lambda f: 0.02 * f, lambda f: (0.01 * f, 0.0))
+    # Nearly straight on some frames (inside the soft band: the target must go beyond the tip), bent on others.
+    key_fk(rig, [1, 12, 30], [0.2, -1.0, 0.6], [0.03, 1.1, 0.3])
+    before = rigs.evaluate(rig, rigs.new_empty("Probe"), FRAMES)
+    fk_joints = promises.joints(rig, FRAMES)
+    parent = None if space == "WORLD" else rig.armature
+    target, pole = rigs.new_empty("Target", parent), rigs.new_empty("Pole", parent)
+    chain = rigs.add_chain(rig, target, target_space=space)
+    chain.pole, chain.softness = pole, 0.1
+    rigs.enter_pose_mode(rig)
+    assert bpy.ops.pose.soft_ik_snap_target(use_frame_range=True, frame_start=1, frame_end=30) == {"FINISHED"}
+    assert rigs.fcurve(target, "location", 0) is not None and rigs.fcurve(pole, "location", 0) is not None
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    after = rigs.evaluate(rig, target, FRAMES)
+    joints = promises.joints(rig, FRAMES)
+    np.testing.assert_allclose(after.tip_world, before.tip_world, atol=1e-5 * rig.length)
+    assert np.abs(wrap(joints.shoulder_delta - fk_joints.shoulder_delta)).max() < 1e-5
+    assert np.abs(wrap(joints.elbow - fk_joints.elbow)).max() < 1e-5
+    # In the soft band the target sits beyond the FK tip, which soft IK pulls back onto it.
+    d_tip = np.linalg.norm(before.tip - before.shoulder, axis=1)
+    d_target = np.linalg.norm(after.target_arm - after.shoulder, axis=1)
+    band = d_tip > 0.95 * rig.length
+    assert band.any() and (d_target[band] > d_tip[band] + 1e-4).all()
+
+
+def test_snap_one_frame_keys_it_and_solve_keeps_the_pose(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm("Rig", modes=("QUATERNION", "QUATERNION"), rest_bend_deg=15.0)
+    key_fk(rig, [1, 30], [0.2, -0.8], [0.2, 0.9])
+    target = rigs.new_empty("Target")
+    chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0
+    scene = bpy.context.scene
+    scene.frame_set(10)
+    fk = promises.joints(rig, [10])
+    rigs.enter_pose_mode(rig)
+    assert bpy.ops.pose.soft_ik_snap_target(insert_keys=True) == {"FINISHED"}
+    fc = rigs.fcurve(target, "location", 0)
+    assert fc is not None and [k.co[0] for k in fc.keyframe_points] == [10.0]
+    assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    pb = rig.armature.pose.bones
+    head, elbow, tail = (np.array(pb[rig.upper].head), np.array(pb[rig.lower].head), np.array(pb[rig.lower].tail))
+    bend = promises.signed_angle(elbow - head, tail - elbow, rig.normal)[0]
+    assert abs(wrap(bend - fk.elbow[0])) < 1e-5
+    np.testing.assert_allclose(np.array(target.matrix_world.translation),
+                               (np.array(rig.armature.matrix_world) @ np.append(tail, 1.0))[:3], atol=1e-5)
