@@ -61,7 +61,7 @@ def _place(obj: bpy.types.Object, world_point: np.ndarray) -> None:
 
 
 class POSE_OT_soft_ik_snap_target(bpy.types.Operator):
-    """Put the active chain's target on the FK tip (and its pole on the FK elbow side), so turning IK on there changes nothing visible"""
+    """Put the active chain's target on the FK tip and its pole on the FK elbow side: turning IK on shows no jump"""
 
     bl_idname = "pose.soft_ik_snap_target"
     bl_label = "Snap Target to FK"

@@ -476,9 +476,8 @@ ZH: dict[str, str] = {
     "IK Influence": "IK 影响",
     "Stretch to Reach: the bones are scaled toward the target": "拉伸够到目标：骨骼被朝目标放大",
     "Snap Target to FK": "目标吸附到 FK",
-    ("Put the active chain's target on the FK tip (and its pole on the FK elbow side), so turning IK on there "
-     "changes nothing visible"):
-        "把活动链的目标放到 FK 末端（把极向目标放到 FK 肘部一侧），使在此处开启 IK 不会产生可见变化",
+    "Put the active chain's target on the FK tip and its pole on the FK elbow side: turning IK on shows no jump":
+        "把活动链的目标放到 FK 末端，把极向目标放到 FK 肘部一侧：开启 IK 时不会跳变",
     "Key the target's (and pole's) location where it is snapped": "在吸附处为目标（和极向目标）的位置插入关键帧",
     "Frame Range": "帧范围",
     "Snap and key every frame from Start to End from the FK animation, not only the current frame":
