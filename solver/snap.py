@@ -25,7 +25,7 @@ def inverse_soft_distance(r: ArrayLike, total_length: float, soft_width: float) 
         return r_arr.copy()
     knee = float(total_length) - s
     gap = np.maximum(float(total_length) - r_arr, 0.0)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         over = np.where(gap > 0.0, -s * np.log(np.minimum(gap / s, 1.0)), INVERSE_CAP * s)
     out: FloatArray = np.where(r_arr > knee, knee + np.minimum(over, INVERSE_CAP * s), r_arr)
     return out
