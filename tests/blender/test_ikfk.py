@@ -309,3 +309,26 @@ def test_snap_one_frame_keys_it_and_solve_keeps_the_pose(empty_file: bpy.types.S
     assert abs(wrap(bend - fk.elbow[0])) < 1e-5
     np.testing.assert_allclose(np.array(target.matrix_world.translation),
                                (np.array(rig.armature.matrix_world) @ np.append(tail, 1.0))[:3], atol=1e-5)
+
+
+@pytest.mark.parametrize("how", ["solve", "live_preview"])
+def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, how: str) -> None:
+    rig, chain, target, ratio = stretch_rig(preserve_volume=False)
+    frame = int(np.argmin(np.abs(ratio - 1.1))) + 1  # a target 1.1 chain lengths away: reached stretched
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    rigs.enter_pose_mode(rig)
+    try:
+        if how == "solve":
+            assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+        else:
+            rig.armature.soft_ik_2d.live_preview = True
+            scene.frame_set(frame)
+        bpy.context.view_layer.update()
+        pb = rig.armature.pose.bones
+        tip = (np.array(rig.armature.matrix_world) @ np.append(np.array(pb[rig.lower].tail), 1.0))[:3]
+        assert np.linalg.norm(tip - np.array(target.matrix_world.translation)) < 1e-5 * rig.length
+        assert 1.05 < pb[rig.upper].scale[1] <= 1.25
+        assert int(pb[rig.lower]["soft_ik_flags"]) & 256
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
