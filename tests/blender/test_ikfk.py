@@ -313,7 +313,7 @@ def test_snap_one_frame_keys_it_and_solve_keeps_the_pose(empty_file: bpy.types.S
 
 @pytest.mark.parametrize("how", ["solve", "live_preview"])
 def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, how: str) -> None:
-    rig, chain, target, ratio = stretch_rig(preserve_volume=False)
+    rig, _chain, target, ratio = stretch_rig(preserve_volume=False)
     frame = int(np.argmin(np.abs(ratio - 1.1))) + 1  # a target 1.1 chain lengths away: reached stretched
     scene = bpy.context.scene
     scene.frame_set(frame)
