@@ -1,6 +1,6 @@
 """Single-frame solve in pure ``math`` (live preview while dragging: no per-call numpy overhead).
 
-Mirrors the vectorized path of :mod:`solver.two_bone` step by step (tests hold both to 1e-12); keep them in
+Mirrors the vectorized passes of :mod:`solver.two_bone` step by step (tests hold both to 1e-12); keep them in
 sync. The result arrays drop the frame axis (0-d arrays and (2,) points).
 """
 
@@ -12,9 +12,9 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .limits import ANGLE_TOLERANCE, JointLimits, Strategy, gaussian_weights
-from .options import Options, clamp_bounds
-from .result import IKFlag, SolverState, TwoBoneResult
+from ..limits import ANGLE_TOLERANCE, JointLimits, Strategy, gaussian_weights
+from ..options import Options, clamp_bounds
+from ..result import IKFlag, SolverState, TwoBoneResult
 
 TAU = 2.0 * math.pi
 # Plain ints: IntFlag arithmetic costs about a microsecond per operation on this path.
@@ -135,7 +135,7 @@ def _limit(
 def _solve_point(
     tx: float, ty: float, fallback: tuple[float, float], bend: int, opts: Options, eps: float
 ) -> tuple[float, float, int]:
-    """Hard-clamped solve + limits for a strategy's adjusted target (mirror of ``two_bone._resolve``)."""
+    """Hard-clamped solve + limits for a strategy's adjusted target (mirror of :func:`.limits_pass.resolve`)."""
     a, b = opts.a, opts.b
     raw_d = math.sqrt(tx * tx + ty * ty)
     if raw_d > opts.zero_distance:
