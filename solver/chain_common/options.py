@@ -1,0 +1,141 @@
+"""The options shared by CCD and FABRIK: checked once and converted to absolute units (:class:`ChainSetup`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..fk import chain_forward_kinematics
+from ..smoothing import TargetFilter
+from .result import ChainState
+
+FloatArray = NDArray[np.float64]
+
+STRATEGIES = ("accept", "move_root", "stretch")
+
+
+@dataclass(frozen=True)
+class ChainSetup:
+    """Validated options shared by both solvers (built by :func:`parse_options`)."""
+
+    lengths: FloatArray
+    lower: FloatArray  # (n,) -inf where unlimited
+    upper: FloatArray  # (n,) +inf where unlimited
+    has_limits: bool
+    total_length: float
+    tolerance: float  # absolute, length units
+    max_iterations: int
+    sweep_tolerance: float  # absolute, length units: the method's sweeps stop here, the polish goes on
+    polish_iterations: int
+    polish_max_step: float  # radians per joint per polish step
+    softness: float  # fraction of L
+    strategy: str
+    max_root_offset: float  # length units
+    root_smoothing: float  # Gaussian sigma, frames
+    stretch_range: tuple[float, float]
+    bend: int
+    warm_angles: FloatArray  # (n,) first frame's warm start
+    warm_direction: FloatArray  # (2,)
+    previous_root_offset: tuple[float, float] | None
+    smoothing: TargetFilter | str | None
+
+
+def parse_options(
+    lengths: ArrayLike,
+    *,
+    limits: ArrayLike | None,
+    tolerance: float,
+    max_iterations: int,
+    sweep_tolerance: float,
+    polish_iterations: int,
+    softness: float,
+    strategy: str,
+    max_root_offset: float | None,
+    stretch_range: tuple[float, float],
+    initial_angles: ArrayLike | None,
+    previous: ChainState | None,
+    bend: int,
+    root_smoothing: float = 2.0,
+    smoothing: TargetFilter | str | None = None,
+) -> ChainSetup:
+    """Validate the options documented on the solvers and convert them to absolute units."""
+    lens = np.asarray(lengths, dtype=np.float64)
+    if lens.ndim != 1 or lens.size == 0 or not np.all(np.isfinite(lens)) or np.any(lens <= 0.0):
+        raise ValueError("lengths must be a non-empty 1-D array of positive finite numbers")
+    n = lens.size
+    total = float(lens.sum())
+    lower = np.full(n, -np.inf)
+    upper = np.full(n, np.inf)
+    if limits is not None:
+        lim = np.asarray(limits, dtype=np.float64)
+        if lim.shape != (n, 2):
+            raise ValueError(f"limits must have shape ({n}, 2), got {lim.shape}")
+        lower = np.where(np.isnan(lim[:, 0]), -np.inf, lim[:, 0])
+        upper = np.where(np.isnan(lim[:, 1]), np.inf, lim[:, 1])
+        if np.any(lower > upper):
+            raise ValueError("every limit needs min <= max")
+    if not tolerance > 0.0:
+        raise ValueError("tolerance must be positive")
+    if max_iterations < 0 or polish_iterations < 0:
+        raise ValueError("max_iterations and polish_iterations must be >= 0")
+    if not 0.0 <= softness < 1.0:
+        raise ValueError("softness is a fraction of the chain length in [0, 1)")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    lo_k, hi_k = float(stretch_range[0]), float(stretch_range[1])
+    if not 0.0 < lo_k <= 1.0 <= hi_k:
+        raise ValueError("stretch_range must satisfy 0 < min <= 1 <= max")
+    if bend not in (1, -1):
+        raise ValueError("bend must be +1 or -1")
+    root_cap = 0.1 * total if max_root_offset is None else float(max_root_offset)
+    if root_cap < 0.0:
+        raise ValueError("max_root_offset must be >= 0")
+    if not root_smoothing >= 0.0:
+        raise ValueError("root_smoothing must be >= 0 frames")
+
+    if previous is not None:
+        warm = np.asarray(previous.angles, dtype=np.float64).copy()
+        direction = np.asarray(previous.direction, dtype=np.float64).copy()
+    else:
+        warm = np.zeros(n) if initial_angles is None else np.asarray(initial_angles, dtype=np.float64).copy()
+        tip = chain_forward_kinematics(warm, lens)[-1] if warm.shape == (n,) else np.zeros(2)
+        norm = float(np.hypot(tip[0], tip[1]))
+        direction = tip / norm if norm > 0.0 else np.array([1.0, 0.0])
+    if warm.shape != (n,) or not np.all(np.isfinite(warm)):
+        raise ValueError(f"initial/previous angles must be {n} finite numbers")
+    warm = np.clip(warm, lower, upper)
+    return ChainSetup(
+        lengths=lens,
+        lower=lower,
+        upper=upper,
+        has_limits=bool(np.any(np.isfinite(lower)) or np.any(np.isfinite(upper))),
+        total_length=total,
+        tolerance=float(tolerance) * total,
+        max_iterations=int(max_iterations),
+        sweep_tolerance=max(float(sweep_tolerance), float(tolerance)) * total,
+        polish_iterations=int(polish_iterations),
+        polish_max_step=0.25,
+        softness=float(softness),
+        strategy=strategy,
+        max_root_offset=root_cap,
+        root_smoothing=float(root_smoothing),
+        stretch_range=(lo_k, hi_k),
+        bend=int(bend),
+        warm_angles=warm,
+        warm_direction=direction,
+        previous_root_offset=None if previous is None else previous.root_offset,
+        smoothing=smoothing,
+    )
+
+
+def reach_radii(lengths: FloatArray) -> tuple[float, float]:
+    """``(inner, outer)`` reach of a chain: it can put its tip at any distance in ``[inner, outer]``.
+
+    ``outer`` is the sum of the lengths; ``inner`` is ``max(0, 2 * longest - L)`` (the longest bone folded
+    back against all the others).
+    """
+    total = float(lengths.sum())
+    return max(0.0, 2.0 * float(lengths.max()) - total), total
+
