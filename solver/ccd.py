@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from numpy.typing import ArrayLike
 
@@ -11,6 +12,7 @@ from .chain_common import (
     SLOW_RATIO,
     SLOW_SWEEPS,
     STALL_FRACTION,
+    ChainOptions,
     ChainResult,
     ChainSetup,
     ChainState,
@@ -18,7 +20,6 @@ from .chain_common import (
     parse_options,
     run_chain_solver,
 )
-from .smoothing import TargetFilter
 
 DEFAULT_MAX_STEP = 0.5  # radians per joint per sweep
 # A joint's turn in one sweep moves the bones after it by at most (turn * their reach); that is capped at
@@ -144,22 +145,11 @@ def make_ccd_kernel(setup: ChainSetup, max_step: float) -> FrameKernel:
 def solve_ccd(
     targets: ArrayLike,
     lengths: ArrayLike,
+    options: ChainOptions | None = None,
     *,
-    limits: ArrayLike | None = None,
-    tolerance: float = 1e-6,
-    max_iterations: int = 2000,
-    sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 500,
-    softness: float = 0.0,
-    strategy: str = "accept",
-    max_root_offset: float | None = None,
-    root_smoothing: float = 2.0,
-    stretch_range: tuple[float, float] = (0.9, 1.1),
-    smoothing: TargetFilter | str | None = None,
-    initial_angles: ArrayLike | None = None,
     previous: ChainState | None = None,
-    bend: int = 1,
     max_step: float = DEFAULT_MAX_STEP,
+    **changes: Any,
 ) -> ChainResult:
     """Solve a planar N-bone chain by CCD for every frame, in time order.
 
@@ -171,7 +161,8 @@ def solve_ccd(
     moving smoothly then costs one sweep per frame instead of ~20, and the chain follows it with the
     smallest joint change; CCD's own way of moving (the joints nearest the tip first) acts on larger jumps.
 
-    Options:
+    Options: a :class:`solver.chain_common.ChainOptions` (shared with FABRIK), keyword changes to it
+    (``solve_ccd(t, lengths, limits=lim)``), or both; ``previous`` and ``max_step`` are keywords of their own.
 
     * ``limits``: (n, 2) radians ``(min, max)`` per joint (the first in root space, the others relative to
       the parent), ``None`` for none; NaN or inf leaves that side open. Respected on every frame.
@@ -202,11 +193,5 @@ def solve_ccd(
     """
     if not max_step > 0.0:
         raise ValueError("max_step must be positive")
-    setup = parse_options(
-        lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
-        sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
-        strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
-        initial_angles=initial_angles, previous=previous, bend=bend, root_smoothing=root_smoothing,
-        smoothing=smoothing,
-    )
+    setup = parse_options(lengths, options, previous, **changes)
     return run_chain_solver(targets, setup, make_ccd_kernel(setup, float(max_step)), predict=True)

@@ -41,7 +41,7 @@ One module per step: :mod:`.options` (checking), :mod:`.targets` (reach), :mod:`
 from ..limits import TAU
 from .finish import finish, run_chain_solver
 from .frame_loop import COLLINEAR_EPS, RESTART_ERROR, SLOW_RATIO, SLOW_SWEEPS, STALL_FRACTION, FrameKernel, solve_frames
-from .options import STRATEGIES, ChainSetup, parse_options, reach_radii
+from .options import DEFAULT_OPTIONS, STRATEGIES, ChainOptions, ChainSetup, chain_options, parse_options, reach_radii
 from .polish import polish
 from .result import (
     CHAIN_FLAGS,
@@ -64,6 +64,7 @@ __all__ = [
     "CLAMPED_INNER",
     "CLAMPED_OUTER",
     "COLLINEAR_EPS",
+    "DEFAULT_OPTIONS",
     "DIRECTION_HELD",
     "LIMITED",
     "LIMIT_BLOCKED",
@@ -79,11 +80,13 @@ __all__ = [
     "STRATEGIES",
     "STRETCHED",
     "TAU",
+    "ChainOptions",
     "ChainResult",
     "ChainSetup",
     "ChainState",
     "FrameKernel",
     "arc_start",
+    "chain_options",
     "finish",
     "parse_options",
     "polish",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,25 +44,62 @@ class ChainSetup:
     smoothing: TargetFilter | str | None
 
 
+@dataclass(frozen=True)
+class ChainOptions:
+    """The options CCD and FABRIK share, with their defaults (meanings: :func:`solver.ccd.solve_ccd`).
+
+    Both solvers take one of these, keyword changes to it, or both (``solve_fabrik(t, lengths, opts,
+    softness=0.05)``): ``dataclasses.replace`` applies the keywords, so an unknown one raises ``TypeError``.
+    """
+
+    limits: ArrayLike | None = None
+    tolerance: float = 1e-6
+    max_iterations: int = 2000
+    sweep_tolerance: float = 1e-4
+    polish_iterations: int = 500
+    softness: float = 0.0
+    strategy: str = "accept"
+    max_root_offset: float | None = None
+    root_smoothing: float = 2.0
+    stretch_range: tuple[float, float] = (0.9, 1.1)
+    smoothing: TargetFilter | str | None = None
+    initial_angles: ArrayLike | None = None
+    bend: int = 1
+
+
+DEFAULT_OPTIONS = ChainOptions()
+
+
+def chain_options(options: ChainOptions | None, changes: dict[str, Any]) -> ChainOptions:
+    """``options`` (default :data:`DEFAULT_OPTIONS`) with the keyword ``changes`` applied.
+
+    Raises:
+        TypeError: a keyword names no option.
+    """
+    base = DEFAULT_OPTIONS if options is None else options
+    return dataclasses.replace(base, **changes) if changes else base
+
+
 def parse_options(
-    lengths: ArrayLike,
-    *,
-    limits: ArrayLike | None,
-    tolerance: float,
-    max_iterations: int,
-    sweep_tolerance: float,
-    polish_iterations: int,
-    softness: float,
-    strategy: str,
-    max_root_offset: float | None,
-    stretch_range: tuple[float, float],
-    initial_angles: ArrayLike | None,
-    previous: ChainState | None,
-    bend: int,
-    root_smoothing: float = 2.0,
-    smoothing: TargetFilter | str | None = None,
+    lengths: ArrayLike, options: ChainOptions | None = None, previous: ChainState | None = None, **changes: Any,
 ) -> ChainSetup:
-    """Validate the options documented on the solvers and convert them to absolute units."""
+    """Check the options and convert them to absolute units for a chain of bones of ``lengths``.
+
+    Args:
+        lengths: ``(n,)`` positive bone lengths.
+        options: the shared options (default :data:`DEFAULT_OPTIONS`); keyword ``changes`` are applied to it.
+        previous: the state of an earlier solve; its angles warm-start the first frame (over
+            ``initial_angles``).
+
+    Raises:
+        ValueError: an option is out of range or has the wrong shape.
+        TypeError: a keyword names no option.
+    """
+    opts = chain_options(options, changes)
+    limits, tolerance, softness, strategy = opts.limits, opts.tolerance, opts.softness, opts.strategy
+    max_iterations, polish_iterations = opts.max_iterations, opts.polish_iterations
+    sweep_tolerance, max_root_offset, stretch_range = opts.sweep_tolerance, opts.max_root_offset, opts.stretch_range
+    initial_angles, bend, root_smoothing = opts.initial_angles, opts.bend, opts.root_smoothing
     lens = np.asarray(lengths, dtype=np.float64)
     if lens.ndim != 1 or lens.size == 0 or not np.all(np.isfinite(lens)) or np.any(lens <= 0.0):
         raise ValueError("lengths must be a non-empty 1-D array of positive finite numbers")
@@ -126,7 +165,7 @@ def parse_options(
         warm_angles=warm,
         warm_direction=direction,
         previous_root_offset=None if previous is None else previous.root_offset,
-        smoothing=smoothing,
+        smoothing=opts.smoothing,
     )
 
 
