@@ -105,24 +105,6 @@ def _pole_bend(dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float
     return np.where(have, side[idx], np.int8(carry)).astype(np.int8)
 
 
-def analytic_angles(d: FloatArray, a: FloatArray | float, b: FloatArray | float) -> tuple[FloatArray, FloatArray]:
-    """Elbow bend magnitude ``pi - gamma`` and shoulder offset ``alpha`` for clamped distances ``d``.
-
-    Half-angle forms of the law of cosines: ``cos^2(gamma/2) = (L^2-d^2)/(4ab)``,
-    ``sin^2(gamma/2) = (d^2-r^2)/(4ab)`` (same for alpha). They equal ``acos`` of the document's clamped
-    cosines but keep full relative precision at both reach boundaries, where ``acos`` loses half the digits.
-    """
-    total = a + b
-    r = np.abs(a - b)
-    lmd = total - d
-    lpd = total + d
-    m = np.arctan2(np.sqrt(lmd * lpd), np.sqrt((d - r) * (d + r)))
-    m *= 2.0
-    alpha = np.arctan2(np.sqrt((b - a + d) * lmd), np.sqrt((a - b + d) * lpd))
-    alpha *= 2.0
-    return m, alpha
-
-
 def solve_block(
     out: Frames,
     sl: slice,
@@ -171,7 +153,7 @@ def solve_block(
     d = out.solved_distance[sl]
     np.clip(soft, lo, hi, out=d)
 
-    # Half-angle factors of analytic_angles (scalar lengths: b - a + d and a - b + d are d - r and d + r).
+    # Half-angle factors of closed_forms.half_angles (scalar lengths: b - a + d and a - b + d are d - r and d + r).
     dmr = d - inner
     dpr = d + inner
     lmd = total - d
@@ -273,12 +255,6 @@ def _wrap_pi_inplace(x: FloatArray, scratch: FloatArray) -> None:
     np.ceil(scratch, out=scratch)
     scratch *= TAU
     x -= scratch
-
-
-def dist2(x: FloatArray, y: FloatArray, tx: FloatArray, ty: FloatArray) -> FloatArray:
-    dx = x - tx
-    dy = y - ty
-    return np.asarray(dx * dx + dy * dy)
 
 
 def fk(

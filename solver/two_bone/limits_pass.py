@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..closed_forms import ARRAYS, half_angles
 from ..limits import apply_limits, wrap_pi
 from ..options import Options
-from .kernel import BLOCK, F_LIM_E, F_LIM_S, Frames, analytic_angles, fk
+from .kernel import BLOCK, F_LIM_E, F_LIM_S, Frames, fk
 
 FloatArray = NDArray[np.float64]
 
@@ -75,7 +76,7 @@ def resolve(
     mid = 0.5 * (abs(a - b) + a + b)
     collapsed = lo > hi
     d = np.clip(raw_d, np.where(collapsed, mid, lo), np.where(collapsed, mid, hi))
-    m, alpha = analytic_angles(d, a, b)
+    m, alpha = half_angles(d, a, b, ARRAYS)
     phi = np.arctan2(dy, dx)
     bend_f = bend.astype(np.float64)
     s = phi - bend_f * alpha

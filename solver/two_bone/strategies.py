@@ -3,15 +3,15 @@ over frames) and ``stretch`` (scale both bones by the best candidate factor)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import closed_forms
+from ..closed_forms import ARRAYS, dist2
 from ..limits import JointLimits, elbow_aim_range, smooth_root_offset
 from ..options import Options
 from ..result import SolverState
-from .kernel import BLOCK, F_LIM_E, F_LIM_S, F_ROOT, F_STRETCH, Frames, dist2, fk
+from .kernel import BLOCK, F_LIM_E, F_LIM_S, F_ROOT, F_STRETCH, Frames, fk
 from .limits_pass import LIMIT_CHUNK, resolve
 
 FloatArray = NDArray[np.float64]
@@ -76,12 +76,10 @@ def stretch_factor(
     """Bone scale that makes a chain whose elbow sits at ``elbow_limited`` span ``solved_distance``.
 
     The chain spans ``D = sqrt(a^2 + b^2 + 2ab cos(elbow))``; the factor ``d / D`` is clipped to
-    ``stretch_range`` (``max`` where D = 0).
+    ``stretch_range`` (``max`` where D = 0): :func:`solver.closed_forms.stretch_factor`.
     """
-    span = np.sqrt(a * a + b * b + 2.0 * a * b * np.cos(elbow_limited))
     k_lo, k_hi = stretch_range
-    ratio = np.where(span > 0.0, solved_distance / np.where(span > 0.0, span, 1.0), k_hi)
-    return np.asarray(np.clip(ratio, k_lo, k_hi))
+    return np.asarray(closed_forms.stretch_factor(solved_distance, elbow_limited, a, b, k_lo, k_hi, ARRAYS))
 
 
 def stretch_candidates(
@@ -100,25 +98,17 @@ def stretch_candidates(
       (:func:`stretch_factor`).
     - Shoulder at each bound ``s``: the scaled tip ``k (a u + b v)`` meets the target when ``T / k`` is at
       distance ``b`` from ``a u`` (u = (cos s, sin s)): ``w^2 d^2 - 2 w a (T.u) + a^2 - b^2 = 0`` with
-      ``w = 1/k``; the positive root nearest to 1 (none real: 1).
+      ``w = 1/k``; the positive root nearest to 1 (none real: 1); :func:`solver.closed_forms.shoulder_stretch`.
     """
     cands: list[FloatArray] = []
     e_lo, e_hi = elbow_aim_range(limits, bend)
     for e_bound in (e_lo, e_hi):
         cands.append(stretch_factor(solved_distance, e_bound, a, b, stretch_range))
     if limits.shoulder is not None:
-        d2 = solved_distance * solved_distance
+        k_lo, k_hi = stretch_range
         for s_bound in limits.shoulder:
-            p = solved_x * math.cos(s_bound) + solved_y * math.sin(s_bound)
-            disc = a * a * p * p - d2 * (a * a - b * b)
-            root = np.sqrt(np.maximum(disc, 0.0))
-            w1 = (a * p + root) / d2
-            w2 = (a * p - root) / d2
-            k1 = np.where(w1 > 0.0, 1.0 / np.where(w1 > 0.0, w1, 1.0), np.inf)
-            k2 = np.where(w2 > 0.0, 1.0 / np.where(w2 > 0.0, w2, 1.0), np.inf)
-            k = np.where(np.abs(k2 - 1.0) < np.abs(k1 - 1.0), k2, k1)
-            k = np.where((disc < 0.0) | np.isinf(k), 1.0, k)
-            cands.append(np.clip(k, *stretch_range))
+            k = closed_forms.shoulder_stretch(solved_x, solved_y, solved_distance, s_bound, a, b, k_lo, k_hi, ARRAYS)
+            cands.append(np.asarray(k))
     return cands
 
 
