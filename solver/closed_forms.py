@@ -34,6 +34,7 @@ class Ops(Protocol[F]):
     def sqrt(self, x: F, /) -> F: ...
     def atan2(self, y: F, x: F, /) -> F: ...
     def cos(self, x: F, /) -> F: ...
+    def sin(self, x: F, /) -> F: ...
     def exp(self, x: F, /) -> F: ...
     def ceil(self, x: F, /) -> F: ...
     def where(self, condition: Any, yes: F | float, no: F | float, /) -> F: ...
@@ -152,6 +153,17 @@ def shoulder_stretch(
     k = ops.where(abs(k2 - 1.0) < abs(k1 - 1.0), k2, k1)
     k = ops.where((disc < 0.0) | ops.isinf(k), 1.0, k)
     return ops.minimum(ops.maximum(k, lo), hi)
+
+
+def fk(
+    s: F, e: F, a: F | float, b: F | float, root_x: F | float, root_y: F | float, ops: Ops[F],
+) -> tuple[F, F, F, F]:
+    """Forward kinematics (docs/design.md): elbow and tip ``(ex, ey, end_x, end_y)`` from the final angles, bones
+    of lengths ``a`` and ``b``, the shoulder at ``(root_x, root_y)``."""
+    ex = a * ops.cos(s) + root_x
+    ey = a * ops.sin(s) + root_y
+    se = s + e
+    return ex, ey, ex + b * ops.cos(se), ey + b * ops.sin(se)
 
 
 def dist2(x: F, y: F, tx: F | float, ty: F | float) -> F:

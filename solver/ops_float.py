@@ -3,9 +3,9 @@ as fast as ``math.sqrt``, which matters on the single-frame path)."""
 
 from __future__ import annotations
 
-from math import atan2, ceil, cos, exp, isinf, sqrt
+from math import atan2, ceil, cos, exp, isinf, sin, sqrt
 
-__all__ = ["atan2", "ceil", "cos", "exp", "isinf", "maximum", "minimum", "sqrt", "where"]
+__all__ = ["atan2", "ceil", "cos", "exp", "isinf", "maximum", "minimum", "sin", "sqrt", "where"]
 
 maximum = max
 minimum = min

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import closed_forms
+from ..closed_forms import ARRAYS
 from ..limits import TAU
 from ..options import Options, clamp_bounds
 from ..result import IKFlag
@@ -265,20 +267,5 @@ def fk(
     root_x: FloatArray | float,
     root_y: FloatArray | float,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Forward kinematics (docs/design.md): elbow and tip coordinates from the final angles."""
-    se = s + e
-    ex = np.cos(s)
-    ex *= a
-    ey = np.sin(s)
-    ey *= a
-    if not (isinstance(root_x, float) and root_x == 0.0 and isinstance(root_y, float) and root_y == 0.0):
-        ex += root_x
-        ey += root_y
-    end_x = np.cos(se)
-    end_x *= b
-    end_x += ex
-    end_y = np.sin(se)
-    end_y *= b
-    end_y += ey
-    return ex, ey, end_x, end_y
-
+    """Forward kinematics of frames (:func:`solver.closed_forms.fk`, as the single-frame path)."""
+    return closed_forms.fk(s, e, a, b, root_x, root_y, ARRAYS)

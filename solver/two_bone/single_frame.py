@@ -16,6 +16,7 @@ from ..closed_forms import (
     FLOATS,
     TAU,
     dist2,
+    fk,
     half_angles,
     sensitivity,
     shoulder_stretch,
@@ -243,20 +244,20 @@ def solve_single(
     if limits is not None and opts.strategy is Strategy.MOVE_ROOT:
         missing = (0.0, 0.0)
         if flags & _LIMITED:
-            ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
+            ex, ey, end_x, end_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
             missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
         root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
             s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), bend, opts, opts.eps)
             flags |= _ROOT
-            _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
-            _, _, new_x, new_y = _fk(s_new, e_new, a, b, root_x, root_y)
+            _, _, old_x, old_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
+            _, _, new_x, new_y = fk(s_new, e_new, a, b, root_x, root_y, FLOATS)
             if dist2(new_x, new_y, sx, sy) <= dist2(old_x + root_x, old_y + root_y, sx, sy):
                 s, e = s_new, e_new
                 flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH and flags & _LIMITED:
         tol = 1e-9 * total
-        _, _, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
+        _, _, end_x, end_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
         best = math.sqrt(dist2(end_x, end_y, sx, sy))
         chosen = 0
         tried = [1.0]
@@ -265,14 +266,14 @@ def solve_single(
                 continue
             tried.append(k)
             s_new, e_new, lim_flags = _solve_point(sx / k, sy / k, (dx, dy), bend, opts, opts.eps / k)
-            _, _, end_x, end_y = _fk(s_new, e_new, a * k, b * k, 0.0, 0.0)
+            _, _, end_x, end_y = fk(s_new, e_new, a * k, b * k, 0.0, 0.0, FLOATS)
             err = math.sqrt(dist2(end_x, end_y, sx, sy))
             if err < best - tol or (err <= best + tol and abs(k - 1.0) < abs(scale - 1.0)):
                 best, s, e, scale, chosen = err, s_new, e_new, k, lim_flags
         if scale != 1.0:
             flags |= chosen | _STRETCH
 
-    ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
+    ex, ey, end_x, end_y = fk(s, e, a * scale, b * scale, root_x, root_y, FLOATS)
     # hypot: the squares overflow for targets beyond ~1e154, which the batch path accepts.
     error = math.hypot(end_x - tx, end_y - ty)
     error_solved = math.hypot(end_x - sx, end_y - sy)
@@ -322,9 +323,3 @@ def _bend_array(bend: int) -> NDArray[np.int8]:
     arr = np.array(bend, dtype=np.int8)
     arr.setflags(write=False)
     return arr
-
-
-def _fk(s: float, e: float, a: float, b: float, rx: float, ry: float) -> tuple[float, float, float, float]:
-    ex = a * math.cos(s) + rx
-    ey = a * math.sin(s) + ry
-    return ex, ey, ex + b * math.cos(s + e), ey + b * math.sin(s + e)

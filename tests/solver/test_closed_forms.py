@@ -79,3 +79,15 @@ def test_stretch_forms_including_their_guarded_cases() -> None:
         elementwise(lambda x, y, dd, ops, s=s_bound: cf.shoulder_stretch(x, y, dd, s, a, b, 0.8, 1.3, ops), sx, sy, d)
     k = cf.shoulder_stretch(sx, sy, d, 0.3, a, b, 0.8, 1.3, cf.ARRAYS)
     assert np.all((k >= 0.8) & (k <= 1.3)) and np.any(k == 1.0) and np.any((k != 1.0) & (k > 0.8) & (k < 1.3))
+
+
+def test_forward_kinematics_with_and_without_a_root() -> None:
+    s = RNG.uniform(-4.0, 4.0, 50)
+    e = RNG.uniform(-3.0, 3.0, 50)
+    for k in range(4):
+        elementwise(lambda ss, ee, ops, k=k: cf.fk(ss, ee, 1.0, 0.8, 0.0, 0.0, ops)[k], s, e)
+        elementwise(lambda ss, ee, ops, k=k: cf.fk(ss, ee, 1.1, 0.9, 0.25, -0.5, ops)[k], s, e)
+    ex, ey, tx, ty = cf.fk(s, e, 1.0, 0.8, 0.25, -0.5, cf.ARRAYS)
+    np.testing.assert_allclose(np.hypot(ex - 0.25, ey + 0.5), 1.0)
+    np.testing.assert_allclose(np.hypot(tx - ex, ty - ey), 0.8)
+    np.testing.assert_allclose(np.arctan2(ty - ey, tx - ex), np.arctan2(np.sin(s + e), np.cos(s + e)))
