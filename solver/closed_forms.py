@@ -28,8 +28,11 @@ TAU = 2.0 * math.pi
 
 
 class Ops(Protocol[F]):
-    """Elementwise functions for one kind of number: the modules :mod:`solver.ops_float` (:data:`FLOATS`)
-    and :mod:`solver.ops_array` (:data:`ARRAYS`)."""
+    """Elementwise functions for one kind of number.
+
+    Implemented by the modules :mod:`solver.ops_float` (:data:`FLOATS`) and :mod:`solver.ops_array`
+    (:data:`ARRAYS`).
+    """
 
     def sqrt(self, x: F, /) -> F: ...
     def atan2(self, y: F, x: F, /) -> F: ...
@@ -135,8 +138,9 @@ def stretch_factor(d: F, elbow: F, a: float, b: float, lo: float, hi: float, ops
 def shoulder_stretch(
     sx: F, sy: F, d: F, s_bound: float, a: float, b: float, lo: float, hi: float, ops: Ops[F],
 ) -> F:
-    """Bone scale that puts the scaled tip on the target ``(sx, sy)`` (at distance ``d``) with the shoulder at
-    ``s_bound``, clipped to ``[lo, hi]``.
+    """Bone scale that puts the tip on the target with the shoulder at ``s_bound``, clipped to ``[lo, hi]``.
+
+    The target is ``(sx, sy)``, at distance ``d``.
 
     The scaled tip ``k (a u + b v)`` meets the target when ``T / k`` is at distance ``b`` from ``a u``
     (u = (cos s, sin s)): ``w^2 d^2 - 2 w a (T.u) + a^2 - b^2 = 0`` with ``w = 1/k``; the positive root nearest
@@ -158,8 +162,10 @@ def shoulder_stretch(
 def fk(
     s: F, e: F, a: F | float, b: F | float, root_x: F | float, root_y: F | float, ops: Ops[F],
 ) -> tuple[F, F, F, F]:
-    """Forward kinematics (docs/design.md): elbow and tip ``(ex, ey, end_x, end_y)`` from the final angles, bones
-    of lengths ``a`` and ``b``, the shoulder at ``(root_x, root_y)``."""
+    """Forward kinematics (docs/design.md): elbow and tip ``(ex, ey, end_x, end_y)`` from the angles.
+
+    The bones are ``a`` and ``b`` long, the shoulder sits at ``(root_x, root_y)``.
+    """
     ex = a * ops.cos(s) + root_x
     ey = a * ops.sin(s) + root_y
     se = s + e

@@ -178,11 +178,15 @@ def solve_fabrik(
 ) -> ChainResult:
     """Solve a planar N-bone chain by FABRIK for every frame, in time order.
 
-    Same inputs, options and result as :func:`solver.ccd.solve_ccd` (without ``max_step``: a FABRIK pass
+    Same inputs, options and result as :func:`solver.ccd.solve_ccd`, without ``max_step`` (a FABRIK pass
     moves each joint by at most the tip's displacement, so it needs no damping). ``max_iterations`` caps the
     backward+forward passes per frame; ``sweep_tolerance`` is where the passes hand over to the vectorized
     Gauss-Newton polish. FABRIK spreads a motion over the whole chain, where CCD curls the joints nearest
     the tip first.
+
+    Raises:
+        ValueError: an option is out of range or has the wrong shape, or a target is not finite.
+        TypeError: a keyword names no option.
     """
     setup = parse_options(lengths, options, previous, **changes)
     return run_chain_solver(targets, setup, make_fabrik_kernel(setup))

@@ -1,5 +1,8 @@
-"""The elementwise functions of :mod:`solver.closed_forms` for Python floats (a module: its attributes load
-as fast as ``math.sqrt``, which matters on the single-frame path)."""
+"""The elementwise functions of :mod:`solver.closed_forms` for Python floats.
+
+A module rather than an object: its attributes load as fast as ``math.sqrt``, which the single-frame path
+feels.
+"""
 
 from __future__ import annotations
 

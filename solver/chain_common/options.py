@@ -46,10 +46,33 @@ class ChainSetup:
 
 @dataclass(frozen=True)
 class ChainOptions:
-    """The options CCD and FABRIK share, with their defaults (meanings: :func:`solver.ccd.solve_ccd`).
+    """The options CCD and FABRIK share, with their defaults.
 
     Both solvers take one of these, keyword changes to it, or both (``solve_fabrik(t, lengths, opts,
     softness=0.05)``): ``dataclasses.replace`` applies the keywords, so an unknown one raises ``TypeError``.
+
+    Attributes:
+        limits: ``(n, 2)`` radians ``(min, max)`` per joint (the first in root space, the others relative to
+            the parent), ``None`` for none; NaN or inf leaves that side open. Respected on every frame.
+        tolerance: fraction of ``L = sum(lengths)``; a frame has converged when its tip is within
+            ``tolerance * L`` of the solved target.
+        max_iterations: cap on the method's sweeps (CCD) or backward+forward passes (FABRIK) per frame.
+        sweep_tolerance: fraction of L where the method's sweeps hand over to the vectorized polish (at
+            least one sweep per frame unless the warm start already meets ``tolerance``).
+        polish_iterations: cap on the polish's damped Gauss-Newton steps per frame.
+        softness: soft IK width as a fraction of L (0 = hard clamp), applied to the root->target distance.
+        strategy: ``'accept'``, ``'move_root'`` or ``'stretch'``; acts only where limits keep the tip off
+            the target.
+        max_root_offset: ``move_root`` cap, length units (None: 0.1 L).
+        root_smoothing: ``move_root`` Gaussian sigma in frames (0 = none).
+        stretch_range: ``(min, max)`` bone scale factors for ``stretch``.
+        smoothing: optional filter on the targets before IK, as the two-bone solver (``'one_euro'``,
+            ``'exponential'`` or a :class:`solver.smoothing.TargetFilter`); errors are still measured to the
+            raw targets.
+        initial_angles: ``(n,)`` warm start of the first frame (default straight along +x; a ``previous``
+            state wins), clipped into the limits.
+        bend: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
+            two-bone solver's bend sign).
     """
 
     limits: ArrayLike | None = None

@@ -1,5 +1,7 @@
-"""What a CCD or FABRIK solve returns: the flag bits and their names, the per-frame result and the state
-that continues a solve in a later call."""
+"""What a CCD or FABRIK solve returns.
+
+The flag bits and their names, the per-frame result and the state that continues a solve in a later call.
+"""
 
 from __future__ import annotations
 

@@ -133,9 +133,11 @@ def tip_error(angles: Sequence[float], tx: float, ty: float, lengths: Sequence[f
 def folded_pose(
     phi: float, lengths: Sequence[float], bend: int, lower: Sequence[float], upper: Sequence[float],
 ) -> list[float] | None:
-    """The pose reaching the inner ring toward ``phi``: the longest bone along ``phi``, every other bone
-    pointing the opposite way (relative angles 0 or a half-turn, on the ``bend`` side when the limits allow);
-    ``None`` when the limits forbid it."""
+    """The pose reaching the inner ring toward ``phi``, or ``None`` when the limits forbid it.
+
+    The longest bone lies along ``phi``, every other bone points the opposite way (relative angles 0 or a
+    half-turn, on the ``bend`` side when the limits allow).
+    """
     n = len(lengths)
     longest = max(range(n), key=lambda i: lengths[i])
     absolute = [phi if i == longest else phi + math.pi for i in range(n)]

@@ -1,5 +1,7 @@
-"""Argument checking of :func:`solver.solve_two_bone`: options resolved once (cached), bends and poles shaped
-for the single-frame or the per-frame path."""
+"""Argument checking of :func:`solver.solve_two_bone`.
+
+Options are resolved once (cached); bends and poles are shaped for the single-frame or the per-frame path.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ def cached_options(
     stretch_range: tuple[float, float],
     initial_direction: tuple[float, float],
 ) -> Options:
+    """:func:`solver.options.resolve_options` of hashable arguments, cached (the live path calls it per frame)."""
     return resolve_options(
         a,
         b,
@@ -49,6 +52,11 @@ def cached_options(
 
 
 def single_bend(bend: int | ArrayLike) -> int:
+    """The bend of a single target as a plain int.
+
+    Raises:
+        ValueError: ``bend`` is not +1 or -1 (or holds more than one value).
+    """
     if bend == 1 or bend == -1:  # plain ints: the live path skips numpy
         return int(bend)  # type: ignore[arg-type]
     arr = np.asarray(bend).reshape(-1)
@@ -70,6 +78,11 @@ def frame_bend(bend: int | ArrayLike, n: int) -> int | NDArray[np.int8]:
 
 
 def single_pole(pole: ArrayLike | None) -> tuple[float, float] | None:
+    """The pole of a single target as two floats (or None).
+
+    Raises:
+        ValueError: the pole is not a finite ``(2,)`` point.
+    """
     if pole is None:
         return None
     if isinstance(pole, tuple) and len(pole) == 2:  # the live path: skip numpy
@@ -84,6 +97,11 @@ def single_pole(pole: ArrayLike | None) -> tuple[float, float] | None:
 
 
 def frame_pole(pole: ArrayLike | None, n: int) -> FloatArray | None:
+    """The pole of ``n`` frames as an ``(n, 2)`` array (a fixed ``(2,)`` pole broadcast), or None.
+
+    Raises:
+        ValueError: the pole is not finite or has another shape.
+    """
     if pole is None:
         return None
     arr = np.asarray(pole, dtype=np.float64)

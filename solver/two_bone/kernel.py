@@ -1,5 +1,8 @@
-"""The block kernel: the analytic first pass over one cache-sized block of frames (distance, held direction,
-pole side, soft IK, hard clamp, half-angle solve and FK), plus the float helpers the later passes share."""
+"""The block kernel: the analytic first pass over one cache-sized block of frames.
+
+Distance, held direction, pole side, soft IK, hard clamp, half-angle solve and FK, written into the output
+buffers (:class:`Frames`) that the later passes share.
+"""
 
 from __future__ import annotations
 

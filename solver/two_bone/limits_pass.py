@@ -1,5 +1,7 @@
-"""The limits pass: joint limits over all frames after the block kernel, and the hard-clamped re-solve within
-the limits that the strategies run on their adjusted targets."""
+"""The limits pass: joint limits over all frames, after the block kernel.
+
+Also the hard-clamped re-solve within the limits that the strategies run on their adjusted targets.
+"""
 
 from __future__ import annotations
 

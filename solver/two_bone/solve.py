@@ -43,13 +43,13 @@ def solve_two_bone(
 ) -> TwoBoneResult:
     """Solve a planar two-bone chain for every frame of ``targets``.
 
-    Positional:
+    Every argument after ``a`` and ``b`` is keyword only.
+
+    Args:
         targets: ``(N, 2)`` target positions in the shoulder's 2D space (shoulder at the origin), frames in
             time order; or one target of shape ``(2,)`` (then a pure-``math`` single-frame path runs and the
             result arrays drop the frame axis). Length units are the caller's (same as ``a`` and ``b``).
         a, b: upper and lower bone lengths (> 0, length units). ``a == b`` is fine.
-
-    Options (keyword only):
         bend: +1 or -1 (scalar, or ``(N,)`` per frame): which of the two mirrored solutions. +1 gives a
             positive elbow angle, the elbow on the clockwise side of the shoulder->target line. The side never
             changes unless the caller changes it.
@@ -80,6 +80,9 @@ def solve_two_bone(
     Returns:
         :class:`solver.result.TwoBoneResult` (angles in radians, positions in length units, flags, errors,
         sensitivity, root offset, stretch, final state).
+
+    Raises:
+        ValueError: a target is not finite or an argument is out of range or of the wrong shape.
     """
     option_args = (float(a), float(b), softness, inner_softness, eps, zero_distance, pole_deadzone, limits,
                    strategy, max_root_offset, root_smoothing, stretch_range, initial_direction)
@@ -110,6 +113,10 @@ def solve_frames(
     pole: FloatArray | None,
     previous: SolverState | None,
 ) -> TwoBoneResult:
+    """The passes over checked arguments: block kernel, limits pass, strategy; then the result and its state.
+
+    ``raw`` are the input targets, ``aimed`` the (optionally filtered) ones the solve aims at.
+    """
     n = aimed.shape[0]
     out = Frames.empty(n)
     aimed_rows = np.ascontiguousarray(aimed)  # rows viewed as complex numbers in solve_block

@@ -1,5 +1,8 @@
-"""The strategies' pass, on frames a limit acted on: ``move_root`` (shift the root by what is missing, smoothed
-over frames) and ``stretch`` (scale both bones by the best candidate factor)."""
+"""The strategies' pass, on the frames a limit acted on.
+
+``move_root`` shifts the root by what is missing (smoothed over frames); ``stretch`` scales both bones by the
+best candidate factor.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +35,12 @@ def _cap(vec: FloatArray, cap: float) -> FloatArray:
 
 
 def apply_move_root(out: Frames, opts: Options, previous: SolverState | None) -> FloatArray:
+    """The ``move_root`` strategy on ``out`` in place; returns the ``(N, 2)`` root offset.
+
+    Limited frames ask for the missing vector (solved target - tip), capped at ``max_root_offset``; the
+    offsets are smoothed over frames (``previous.root_offset`` is the history), capped again, and each moved
+    frame is re-solved from its moved root, keeping the accepted pose where that is closer.
+    """
     n = out.shoulder.shape[0]
     limited = np.flatnonzero(out.flags & (F_LIM_S | F_LIM_E))
     prev = previous.root_offset if previous is not None else None
@@ -113,6 +122,11 @@ def stretch_candidates(
 
 
 def apply_stretch(out: Frames, opts: Options) -> FloatArray:
+    """The ``stretch`` strategy on ``out`` in place; returns the ``(N,)`` bone scale (``out.stretch``).
+
+    Every candidate of :func:`stretch_candidates` is re-solved with scaled bones; the closest tip wins, the
+    smallest stretch on ties, no stretch unless it gets closer.
+    """
     scale = out.stretch
     limited = np.flatnonzero(out.flags & (F_LIM_S | F_LIM_E))
     if limited.size == 0 or opts.limits is None:
