@@ -7,7 +7,7 @@ file as it was.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,31 +271,6 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
     return report
 
 
-def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
-                  chains: Sequence[bpy.types.PropertyGroup], start: int, end: int,
-                  step: Callable[[], None] | None = None) -> list[ChainReport]:
-    """Bake ``chains`` of ``armature`` over [start, end]. Raises :class:`ChainError` before any change."""
-    if end < start:
-        raise ChainError(say(msg.END_BEFORE_START, end=end, start=start))
-    rigs = prepare(armature, chains)
-    frames = np.arange(start, end + 1, dtype=np.float64)
-    solutions = solve_chains(context, rigs, frames)
-    note = linked_data.ensure_local_action(armature)  # never key linked data
-    for rig, sol in zip(rigs, solutions, strict=True):
-        write_solution(rig, sol, start, end)
-    reports = []
-    for rig, (sol, warning) in zip(rigs, verify_written(context, rigs, solutions, start, end), strict=True):
-        report = store_report(rig, sol, start, end)
-        if warning:
-            report.warnings.append(warning)
-        if note is not None:
-            report.warnings.append(note)
-        reports.append(report)
-        if step is not None:
-            step()
-    return reports
-
-
 def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
                    start: int, end: int) -> list[tuple[ChainSolution, str | None]]:
     """Measure what Blender plays back from the keys just written (:mod:`verification`). Where the lower bone's
@@ -316,11 +291,6 @@ def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutio
                              fraction=ver.worst / max(length, 1e-300), count=len(frames),
                              frames=_frame_list(frames))))
     return out
-
-
-def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
-    """Remove the keys the bakes of each chain wrote (see :func:`clear_bakes`). Returns curves touched."""
-    return clear_bakes(armature, chains).touched
 
 
 def clear_bakes(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> bake_records.ClearResult:

@@ -217,16 +217,6 @@ def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> st
     return None
 
 
-def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> bool:
-    """Whether any action holds a record of the chain (by uid, or by name when the chain lost its uid)."""
-    uid = chain_uid(chain)
-    for action in bpy.data.actions:
-        records: Any = action.get(RECORDS)
-        if records and any(_belongs(records[key], key, uid, chain, armature) for key in records.keys()):
-            return True
-    return False
-
-
 def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,
              armature: bpy.types.Object) -> bool:
     if uid is not None and key.startswith(uid + ":"):
