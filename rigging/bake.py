@@ -17,9 +17,9 @@ import numpy as np
 from ..solver.chain_description import ERROR_PROP, FLAGS_PROP
 from ..solver.result import LIMITED
 from ..solver.rotations import rotation_property
-from . import anim_keys, bake_records, chain_checks, key_target, linked_data, sampling, verification
+from . import anim_keys, bake_records, chain_checks, chain_solve, key_target, linked_data, sampling, verification
 from . import messages as msg
-from .chain_solve import ChainSamples, ChainSolution, channel_values, solve_chain
+from .chain_solve import ChainSamples, ChainSolution, channel_values
 from .messages import say
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
 
@@ -129,12 +129,13 @@ def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict
 
 
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
+    """Sample and solve the chains over ``frames``, all in one pass; raises :class:`ChainError`."""
     # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
     for armature in {rig.armature for rig in rigs}:
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
+    return chain_solve.solve_chains(rigs, frames, samples, fps=fps)
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:

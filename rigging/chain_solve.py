@@ -6,17 +6,19 @@ Blender); here a chain with no usable frame becomes a :class:`ChainError` naming
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..solver import chain_step
-from ..solver.chain_step import ChainSamples, ChainSolution, channel_values, rotation_channels
+from ..solver.chain_channels import channel_values, rotation_channels
+from ..solver.chain_step import ChainSamples, ChainSolution
 from . import messages as msg
 from .messages import say
 from .rig import ChainError, ChainRig
 
-__all__ = ["ChainSamples", "ChainSolution", "channel_values", "rotation_channels", "solve_chain"]
+__all__ = ["ChainSamples", "ChainSolution", "channel_values", "rotation_channels", "solve_chain", "solve_chains"]
 
 _INPUT_TEXTS = {"target": msg.INPUT_TARGET, "pole": msg.INPUT_POLE, "armature": msg.INPUT_ARMATURE,
                 "parent": msg.INPUT_PARENT}
@@ -33,7 +35,16 @@ def _input_names(rig: ChainRig, inputs: tuple[str, ...]) -> str:
 def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
                 previous: Any = None, smooth_root: bool = True) -> ChainSolution:
     """:func:`solver.chain_step.solve_chain`; raises :class:`ChainError` when no frame has finite inputs."""
+    return solve_chains([rig], frames, [samples], fps=fps, previous=[previous], smooth_root=smooth_root)[0]
+
+
+def solve_chains(rigs: Sequence[ChainRig], frames: np.ndarray, samples: Sequence[ChainSamples], *,
+                 fps: float = 24.0, previous: Sequence[Any] | None = None,
+                 smooth_root: bool = True) -> list[ChainSolution]:
+    """:func:`solver.chain_step.solve_chains` (all chains in one pass); raises :class:`ChainError` naming the
+    first chain with no frame whose inputs are all finite."""
     try:
-        return chain_step.solve_chain(rig, frames, samples, fps=fps, previous=previous, smooth_root=smooth_root)
+        return chain_step.solve_chains(rigs, frames, samples, fps=fps, previous=previous, smooth_root=smooth_root)
     except chain_step.NoFiniteFrame as err:
+        rig = rigs[err.chain]
         raise ChainError(say(msg.NEVER_FINITE, label=rig.label, inputs=_input_names(rig, err.inputs))) from err

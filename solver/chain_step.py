@@ -15,10 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik, solve_two_bone
-from .chain_description import ERROR_PROP, FLAGS_PROP, ChainDescription, ChainSettings
-from .rotations import axis_angles_about_axis, eulers_about_axis, quaternions_about_axis
+from .chain_description import ChainDescription, ChainSettings
 from .smoothing import TargetFilter, make_filter
-from .spaces import cross, from_shoulder_2d, invert_matrices, to_shoulder_2d, transform_points
+from .spaces import cross, invert_matrices, shoulder_local_basis
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -33,11 +32,13 @@ NON_FINITE = 1e30
 
 class NoFiniteFrame(ValueError):
     """No frame has finite inputs. ``inputs`` names the ones that are not finite on some frame, among
-    ``"target"``, ``"pole"``, ``"armature"`` and ``"parent"``; the Blender layer words the message."""
+    ``"target"``, ``"pole"``, ``"armature"`` and ``"parent"``; ``chain`` is the chain's index in the solve.
+    The Blender layer words the message."""
 
-    def __init__(self, inputs: tuple[str, ...]) -> None:
-        super().__init__("no frame has finite inputs: " + ", ".join(inputs))
+    def __init__(self, inputs: tuple[str, ...], chain: int = 0) -> None:
+        super().__init__(f"chain {chain}: no frame has finite inputs: " + ", ".join(inputs))
         self.inputs = inputs
+        self.chain = chain
 
 
 @dataclass(frozen=True)
@@ -155,57 +156,143 @@ def target_filter(s: ChainSettings, fps: float) -> TargetFilter | None:
 
 def solve_chain(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, *, fps: float = 24.0,
                 previous: Any = None, smooth_root: bool = True) -> ChainSolution:
-    """Solve one chain over ``frames`` (time order) from its sampled world matrices.
+    """Solve one chain over ``frames``: :func:`solve_chains` for one chain (``previous``: its state or None)."""
+    return solve_chains([rig], frames, [samples], fps=fps, previous=[previous], smooth_root=smooth_root)[0]
 
-    Args:
-        rig: the chain.
-        frames: (N,) scene frames, in time order.
-        samples: the world matrices of those frames.
-        fps: frames per second (the target filter's time base).
-        previous: the solver state of an earlier solve (``ChainSolution.state``) to continue from.
-        smooth_root: False: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
-            (the live preview: its previous solve may be another frame, the same frame before a drag, or
-            another strategy, so blending made the offset lag and depend on that history).
 
-    Returns:
-        The solution; frames with non-finite inputs are marked invalid and solved as the last valid one.
+@dataclass(frozen=True)
+class _Inputs:
+    """One chain's inputs after the invalid frames are filled: matrices keep one row when they do not move."""
 
-    Raises:
-        NoFiniteFrame: no frame has finite inputs.
-    """
+    valid: BoolArray
+    arm: FloatArray  # (1 or N, 4, 4)
+    base: FloatArray  # (1 or N, 4, 4) the shoulder frame in armature space
+    parent_frame: FloatArray  # ``base`` before the upper bone's own location
+    target_world: FloatArray  # (N, 3) raw, for the error
+    target: FloatArray  # (N, 3) world, filled
+    pole: FloatArray | None  # (N, 3) world, filled
+
+
+def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, index: int) -> _Inputs:
     valid = np.asarray(finite_rows(samples.armature) & finite_rows(samples.target)
                        & finite_rows(samples.parent) & finite_rows(samples.pole), dtype=bool)
     valid = np.broadcast_to(valid, frames.shape).copy()
     if not valid.any():
         named = (("target", samples.target), ("pole", samples.pole), ("armature", samples.armature),
                  ("parent", samples.parent))
-        raise NoFiniteFrame(tuple(name for name, m in named if not np.all(finite_rows(m))))
-
-    n_frames = len(frames)
+        raise NoFiniteFrame(tuple(name for name, m in named if not np.all(finite_rows(m))), index)
     arm = _constant(forward_fill(samples.armature, valid))
-    arm_inv = invert_matrices(arm)
     if samples.parent is None:
         base = rig.upper_rest[None]
     else:
-        base = _constant(arm_inv @ forward_fill(samples.parent, valid)) @ rig.parent_to_upper
+        base = _constant(invert_matrices(arm) @ forward_fill(samples.parent, valid)) @ rig.parent_to_upper
     parent_frame = base
     if samples.upper_location is not None:
         # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
-        base = np.array(np.broadcast_to(base, (n_frames, 4, 4)))
+        base = np.array(np.broadcast_to(base, (len(frames), 4, 4)))
         base[:, :3, 3] += np.einsum("nij,nj->ni", base[:, :3, :3], forward_fill(samples.upper_location, valid))
-    axes = axes_2d(rig)
+    return _Inputs(valid=valid, arm=arm, base=base, parent_frame=parent_frame,
+                   # Copies: a view would keep all the (N, 4, 4) samples alive.
+                   target_world=samples.target[:, :3, 3].copy(),
+                   target=forward_fill(samples.target, valid)[:, :3, 3],
+                   pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
 
-    def to_2d(world: FloatArray) -> FloatArray:
-        return to_shoulder_2d(transform_points(arm_inv, world), base, rig.normal, local_normal=rig.local_axes[0])
 
-    target_world = samples.target[:, :3, 3].copy()  # a copy: a view would keep all the (N, 4, 4) samples alive
-    targets = to_2d(forward_fill(samples.target, valid)[:, :3, 3])
-    pole = None if samples.pole is None else to_2d(forward_fill(samples.pole, valid)[:, :3, 3])
+def _stacked(matrices: Sequence[FloatArray]) -> FloatArray:
+    """(K, R, 4, 4): one row for every chain when none moves, else every chain's N rows."""
+    rows = max(len(m) for m in matrices)
+    return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
 
-    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units.
-    world_scale = float(np.mean(np.linalg.norm((arm[:, :3, :3] @ base[:, :3, :3]) @ axes[0], axis=1)))
 
+def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
+    """Per chain and row, affine (K, R, 4, 4) applied to points (K, P, 3), R in (1, P)."""
+    out: FloatArray = np.einsum("knij,knj->kni", m[..., :3, :3], points) + m[..., :3, 3]
+    return out
+
+
+def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
+    """(K, 3) each: the shoulder space's +x and +y in each upper bone's rest-local axes."""
+    pairs = [shoulder_local_basis(rig.local_axes[0]) for rig in rigs]
+    return np.stack([x for x, _ in pairs]), np.stack([y for _, y in pairs])
+
+
+def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
+                 fps: float = 24.0, previous: Sequence[Any] | None = None,
+                 smooth_root: bool = True) -> list[ChainSolution]:
+    """Solve several chains over the same ``frames`` (time order) from their sampled world matrices.
+
+    The matrix work from world space to every chain's shoulder space and back is done for all chains at once
+    (it is most of a chain's cost: many small array operations); each chain's own solver call follows its
+    settings.
+
+    Args:
+        rigs: the chains.
+        frames: (N,) scene frames, in time order.
+        samples: per chain, the world matrices of those frames.
+        fps: frames per second (the target filter's time base).
+        previous: per chain, the solver state of an earlier solve (``ChainSolution.state``) or None.
+        smooth_root: False: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
+            (the live preview: its previous solve may be another frame, the same frame before a drag, or
+            another strategy, so blending made the offset lag and depend on that history).
+
+    Returns:
+        One solution per chain; frames with non-finite inputs are marked invalid and solved as the last valid
+        one.
+
+    Raises:
+        NoFiniteFrame: a chain has no frame with finite inputs (the first such chain).
+    """
+    n_frames = len(frames)
+    inputs = [_inputs(rig, frames, s, k) for k, (rig, s) in enumerate(zip(rigs, samples, strict=True))]
+    arm = _stacked([c.arm for c in inputs])
+    base = _stacked([c.base for c in inputs])
+    arm_inv, base_inv = (invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape) for m in (arm, base))
+    x, y = _basis(rigs)
+
+    def to_2d(world: FloatArray, which: Sequence[int]) -> FloatArray:
+        local = _apply(base_inv[which], _apply(arm_inv[which], world))
+        return np.stack([np.sum(local * x[which, None], axis=-1), np.sum(local * y[which, None], axis=-1)], axis=-1)
+
+    everyone = list(range(len(rigs)))
+    targets = to_2d(np.stack([c.target for c in inputs]), everyone)
+    with_pole = [(k, c.pole) for k, c in enumerate(inputs) if c.pole is not None]
+    poles: list[FloatArray | None] = [None] * len(rigs)
+    if with_pole:
+        which = [k for k, _ in with_pole]
+        for k, p2 in zip(which, to_2d(np.stack([p for _, p in with_pole]), which), strict=True):
+            poles[k] = p2
+    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units: the
+    # length of the upper bone's rest +Y (the shoulder space's +x at rest) in world space.
+    world_scale = np.mean(np.linalg.norm((arm[..., :3, :3] @ base[..., :3, :3])[..., 1], axis=-1), axis=1)
+
+    results = [_solve_one(rig, targets[k], poles[k], float(world_scale[k]), fps,
+                          None if previous is None else previous[k], smooth_root)
+               for k, rig in enumerate(rigs)]
+    ends = np.stack([np.reshape(r.end, (n_frames, 2)) for r, _ in results])
+    reached = np.stack([np.reshape(r.solved_target, (n_frames, 2)) for r, _ in results])
+
+    def from_2d(p2: FloatArray) -> FloatArray:
+        local = p2[..., :1] * x[:, None] + p2[..., 1:] * y[:, None]
+        return _apply(arm, _apply(base, local))
+
+    if base.shape[1] == 1 and arm.shape[1] == 1:
+        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
+        both = from_2d(np.concatenate([ends, reached], axis=1))
+        tip_world, solved_world = both[:, :n_frames], both[:, n_frames:]
+    else:
+        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
+        tip_world, solved_world = from_2d(ends), from_2d(reached)
+    return [_solution(rig, frames, c, result, angles_sensitivity, tip_world[k], solved_world[k],
+                      float(world_scale[k]))
+            for k, (rig, c, (result, angles_sensitivity)) in enumerate(zip(rigs, inputs, results, strict=True))]
+
+
+def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
+               fps: float, previous: Any, smooth_root: bool
+               ) -> tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]:
+    """One chain's solver call on its shoulder-space targets; returns the result with (angles, sensitivity)."""
     s = rig.settings
+    n_frames = len(targets)
     common: dict[str, Any] = {
         "softness": float(s.softness),
         "smoothing": target_filter(s, fps),
@@ -214,7 +301,7 @@ def solve_chain(rig: ChainDescription, frames: FloatArray, samples: ChainSamples
     root_smoothing = int(s.root_smoothing) if smooth_root else 0
     result: TwoBoneResult | ChainResult
     if rig.two_bone:
-        a, b = (float(x) for x in rig.lengths)
+        a, b = (float(v) for v in rig.lengths)
         # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.
         single = n_frames == 1
         result = solve_two_bone(targets[0] if single else targets, a, b, bend=int(s.bend),
@@ -231,85 +318,27 @@ def solve_chain(rig: ChainDescription, frames: FloatArray, samples: ChainSamples
                        **common)
         angles = result.angles
         sensitivity = np.zeros(n_frames)
+    return result, (angles, sensitivity)
 
+
+def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: TwoBoneResult | ChainResult,
+              angles_sensitivity: tuple[FloatArray, FloatArray], tip_world: FloatArray, solved_world: FloatArray,
+              world_scale: float) -> ChainSolution:
+    n_frames = len(frames)
+    angles, sensitivity = angles_sensitivity
     deltas = angles - rig.rest_angles
     if n_frames > 1:
         deltas = np.unwrap(deltas, axis=0)
-    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ axes
+    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ axes_2d(rig)
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
-
-    def from_2d(p2: FloatArray) -> FloatArray:
-        return transform_points(arm, from_shoulder_2d(p2, base, rig.normal, local_normal=rig.local_axes[0]))
-
-    ends = np.reshape(result.end, (n_frames, 2))
-    reached = np.reshape(result.solved_target, (n_frames, 2))
-    if len(base) == 1 and len(arm) == 1:
-        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
-        both = from_2d(np.concatenate([ends, reached]))
-        tip_world, solved_world = both[:n_frames], both[n_frames:]
-    else:
-        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
-        tip_world, solved_world = from_2d(ends), from_2d(reached)
-    error = np.linalg.norm(tip_world - target_world, axis=1)
+    error = np.linalg.norm(tip_world - c.target_world, axis=1)
     # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
     # curve (a few keys) instead of one key of noise per frame.
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
-    return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
+    moved = c.base is not c.parent_frame
+    return ChainSolution(frames=frames, valid=c.valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
                          error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
-                         tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
-                         base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state,
+                         tip_world=tip_world, target_world=c.target_world, solved_target_world=solved_world,
+                         base=np.broadcast_to(c.base, (n_frames, 4, 4)), state=result.state,
                          # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
-                         armature_world=arm.copy(),
-                         parent_frame=None if samples.upper_location is None else parent_frame.copy())
-
-
-def rotation_channels(rig: ChainDescription, bone_index: int, rotation_mode: str, deltas: FloatArray,
-                      previous: FloatArray | None = None) -> tuple[str, FloatArray]:
-    """The pose rotation property and its values ((N, k)) for one bone in its own rotation mode."""
-    axis = rig.local_axes[bone_index]
-    if rotation_mode == "QUATERNION":
-        return "rotation_quaternion", quaternions_about_axis(axis, deltas, previous=previous)
-    if rotation_mode == "AXIS_ANGLE":
-        return "rotation_axis_angle", axis_angles_about_axis(axis, deltas, previous=previous)
-    return "rotation_euler", eulers_about_axis(axis, deltas, rotation_mode, previous=previous)
-
-
-@dataclass(frozen=True)
-class ChannelValues:
-    """The values one solve gives one owned property of one pose bone: (N, size), one row per frame."""
-
-    bone: str
-    prop: str
-    values: FloatArray
-    interpolation: str = "LINEAR"
-
-
-def channel_values(rig: ChainDescription, sol: ChainSolution, rotation_modes: Sequence[str],
-                   previous: Sequence[FloatArray | None] | None = None, index: int | None = None
-                   ) -> list[ChannelValues]:
-    """The values of every channel the chain owns (:meth:`ChainDescription.owned_channels`, same order).
-
-    Args:
-        rig: the chain.
-        sol: its solution.
-        rotation_modes: each bone's rotation mode, ``bone_names`` order.
-        previous: each bone's rotation value to continue from (Euler angles and quaternion signs), or None.
-        index: one frame of ``sol`` (rows of shape (1, size)); None: every frame.
-
-    Returns:
-        One entry per owned property; the flags are CONSTANT-interpolated (bits do not blend).
-    """
-    rows = slice(None) if index is None else slice(index, index + 1 or None)
-    out = []
-    for j, (name, mode) in enumerate(zip(rig.bone_names, rotation_modes, strict=True)):
-        prop, values = rotation_channels(rig, j, mode, sol.deltas[rows, j],
-                                         previous=None if previous is None else previous[j])
-        out.append(ChannelValues(name, prop, values))
-    if rig.location_bone is not None:
-        out.append(ChannelValues(rig.location_bone, "location", sol.root_offset[rows]))
-    if rig.scale_bone is not None:
-        out.append(ChannelValues(rig.scale_bone, "scale", np.repeat(sol.stretch[rows, None], 3, axis=1)))
-    lower = rig.bone_names[-1]
-    out.append(ChannelValues(lower, ERROR_PROP, sol.error[rows, None]))
-    out.append(ChannelValues(lower, FLAGS_PROP, sol.flags[rows, None].astype(np.float64), "CONSTANT"))
-    return out
+                         armature_world=c.arm.copy(), parent_frame=c.parent_frame.copy() if moved else None)

@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from solver.chain_channels import channel_values
 from solver.chain_description import ERROR_PROP, FLAGS_PROP, ChainDescription, ChainSettings
-from solver.chain_step import ChainSamples, NoFiniteFrame, channel_values, solve_chain
+from solver.chain_step import ChainSamples, NoFiniteFrame, solve_chain, solve_chains
 
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -145,3 +146,53 @@ def test_channel_values_match_the_solution() -> None:
     one = channel_values(rig, sol, ["QUATERNION", "XYZ"], index=-1)
     assert all(c.values.shape[0] == 1 for c in one)
     np.testing.assert_allclose(one[0].values[0], quat[-1])
+
+
+def moving_parent(frames: int) -> np.ndarray:
+    """A parent bone (world) that turns and moves over the frames, its tail where the chain's upper bone starts."""
+    m = np.tile(np.eye(4), (frames, 1, 1))
+    for i in range(frames):
+        m[i, :3, :3] = rot_z(0.05 * i)
+        m[i, :3, 3] = (0.1 * i, -0.05 * i, 0.0)
+    return m
+
+
+def test_chains_solved_together_match_each_solved_alone() -> None:
+    frames = 9
+    t = np.linspace(0.0, 1.0, frames)
+    ring = np.stack([1.2 + 0.6 * np.cos(5 * t), 1.4 + 0.4 * np.sin(2 * t), np.zeros_like(t)], axis=1)
+    rigs = [description((2.0, 1.5)),
+            description((1.0, 0.7), limit_strategy="MOVE_ROOT", use_shoulder_limit=True, shoulder_min=-0.2,
+                        shoulder_max=0.2, root_smoothing=0),
+            description((1.0, 1.2, 0.8), solver="FABRIK"),
+            description((1.5, 1.5), limit_strategy="STRETCH", use_elbow_limit=True, elbow_max=0.3,
+                        stretch_min=0.5, stretch_max=1.5, smoothing="EXPONENTIAL")]
+    samples = [ChainSamples(armature=arm_world(frames, 2.0, 0.4, (1.0, 0.0, 0.0)), target=translations(ring * 2.0),
+                            parent=None, pole=None),
+               ChainSamples(armature=arm_world(frames), target=translations(ring), parent=moving_parent(frames),
+                            pole=translations(ring + np.array([0.0, 3.0, 0.0]))),
+               ChainSamples(armature=arm_world(frames), target=translations(ring[::-1]), parent=None, pole=None,
+                            upper_location=np.stack([0.1 * t, 0 * t, 0 * t], axis=1)),
+               ChainSamples(armature=arm_world(frames), target=translations(ring * 1.1), parent=None,
+                            pole=translations(np.tile([2.0, -1.0, 0.0], (frames, 1))))]
+    together = solve_chains(rigs, np.arange(float(frames)), samples, fps=30.0)
+    for rig, s, joint in zip(rigs, samples, together, strict=True):
+        alone = solve_chain(rig, np.arange(float(frames)), s, fps=30.0)
+        for name in ("deltas", "root_offset", "stretch", "error", "flags", "tip_world", "solved_target_world",
+                     "base", "armature_world"):
+            np.testing.assert_allclose(getattr(joint, name), getattr(alone, name), rtol=0, atol=1e-12,
+                                       err_msg=name)
+    # The first chain (static, scaled and turned armature) against plain forward kinematics.
+    for i in range(frames):
+        np.testing.assert_allclose(fk_tip(rigs[0].lengths, together[0].deltas[i], samples[0].armature[i]),
+                                   together[0].tip_world[i], atol=1e-9)
+    assert together[1].flags.any() and (together[3].stretch != 1.0).any()  # limits and strategies acted
+
+
+def test_one_chain_without_finite_frames_names_itself_among_several() -> None:
+    good = ChainSamples(armature=arm_world(2), target=translations(np.ones((2, 3))), parent=None, pole=None)
+    bad = ChainSamples(armature=arm_world(2), target=translations(np.ones((2, 3))), parent=None,
+                       pole=translations(np.full((2, 3), np.nan)))
+    with pytest.raises(NoFiniteFrame) as caught:
+        solve_chains([description(), description()], np.arange(2.0), [good, bad])
+    assert caught.value.inputs == ("pole",)
