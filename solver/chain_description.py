@@ -8,6 +8,7 @@ scale under Stretch, and the error and flags curves on the lower bone.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -17,6 +18,7 @@ from numpy.typing import NDArray
 
 from .flag_names import is_two_bone
 from .rotations import rotation_property
+from .spaces import cross, shoulder_local_basis
 
 FloatArray = NDArray[np.float64]
 
@@ -89,6 +91,20 @@ class ChainDescription:
     @property
     def total_length(self) -> float:
         return float(self.lengths.sum())
+
+    @functools.cached_property
+    def axes_2d(self) -> FloatArray:
+        """(2, 3): the shoulder space's +x (the bone's +Y) and +y in the upper bone's rest-local axes (pose
+        locations are in those axes: Move Root's 2D offset becomes a location through them)."""
+        n_local = self.local_axes[0]
+        x_local = np.array([0.0, 1.0, 0.0])
+        return np.stack([x_local, cross(n_local, x_local)])
+
+    @functools.cached_property
+    def shoulder_basis(self) -> tuple[FloatArray, FloatArray]:
+        """The shoulder space's (x, y) in the upper bone's rest-local axes, as the solve maps points
+        (:func:`solver.spaces.shoulder_local_basis`; the same as :attr:`axes_2d` for a bone in the plane)."""
+        return shoulder_local_basis(self.local_axes[0])
 
     @property
     def two_bone(self) -> bool:

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik, solve_two_bone
 from .chain_description import ChainDescription, ChainSettings
 from .smoothing import TargetFilter, make_filter
-from .spaces import cross, invert_matrices, shoulder_local_basis
+from .spaces import invert_matrices
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -72,13 +72,6 @@ class ChainSolution:
     armature_world: FloatArray | None = None  # (N or 1, 4, 4) the armature's world matrices the solve used
     parent_frame: FloatArray | None = None  # (N or 1, 4, 4) ``base`` before the upper bone's own location (None:
     # the same as ``base``)
-
-
-def axes_2d(rig: ChainDescription) -> FloatArray:
-    """(2, 3): the shoulder space's +x and +y in the upper bone's rest-local axes."""
-    n_local = rig.local_axes[0]
-    x_local = np.array([0.0, 1.0, 0.0])
-    return np.stack([x_local, cross(n_local, x_local)])
 
 
 def forward_fill(values: FloatArray, valid: BoolArray) -> FloatArray:
@@ -173,7 +166,8 @@ class _Inputs:
     pole: FloatArray | None  # (N, 3) world, filled
 
 
-def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, index: int) -> _Inputs:
+def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int) -> BoolArray:
+    """Frames whose inputs are all finite; raises :class:`NoFiniteFrame` (chain ``index``) when there is none."""
     valid = np.asarray(finite_rows(samples.armature) & finite_rows(samples.target)
                        & finite_rows(samples.parent) & finite_rows(samples.pole), dtype=bool)
     valid = np.broadcast_to(valid, frames.shape).copy()
@@ -181,11 +175,17 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, in
         named = (("target", samples.target), ("pole", samples.pole), ("armature", samples.armature),
                  ("parent", samples.parent))
         raise NoFiniteFrame(tuple(name for name, m in named if not np.all(finite_rows(m))), index)
-    arm = _constant(forward_fill(samples.armature, valid))
+    return valid
+
+
+def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, valid: BoolArray, arm: FloatArray,
+            arm_inv: FloatArray) -> _Inputs:
+    """One chain's filled inputs and shoulder frame; ``arm`` its filled armature matrices, ``arm_inv`` their
+    inverses."""
     if samples.parent is None:
         base = rig.upper_rest[None]
     else:
-        base = _constant(invert_matrices(arm) @ forward_fill(samples.parent, valid)) @ rig.parent_to_upper
+        base = _constant(arm_inv @ forward_fill(samples.parent, valid)) @ rig.parent_to_upper
     parent_frame = base
     if samples.upper_location is not None:
         # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
@@ -204,6 +204,11 @@ def _stacked(matrices: Sequence[FloatArray]) -> FloatArray:
     return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
 
 
+def _inverted(m: FloatArray) -> FloatArray:
+    """:func:`spaces.invert_matrices` of (K, R, 4, 4) matrices, in one call."""
+    return invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape)
+
+
 def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
     """Per chain and row, affine (K, R, 4, 4) applied to points (K, P, 3), R in (1, P)."""
     out: FloatArray = np.einsum("knij,knj->kni", m[..., :3, :3], points) + m[..., :3, 3]
@@ -212,7 +217,7 @@ def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
 
 def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
     """(K, 3) each: the shoulder space's +x and +y in each upper bone's rest-local axes."""
-    pairs = [shoulder_local_basis(rig.local_axes[0]) for rig in rigs]
+    pairs = [rig.shoulder_basis for rig in rigs]
     return np.stack([x for x, _ in pairs]), np.stack([y for _, y in pairs])
 
 
@@ -243,10 +248,14 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         NoFiniteFrame: a chain has no frame with finite inputs (the first such chain).
     """
     n_frames = len(frames)
-    inputs = [_inputs(rig, frames, s, k) for k, (rig, s) in enumerate(zip(rigs, samples, strict=True))]
-    arm = _stacked([c.arm for c in inputs])
+    valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
+    arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
+    arm = _stacked(arms)
+    arm_inv = _inverted(arm)
+    inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
+              for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
     base = _stacked([c.base for c in inputs])
-    arm_inv, base_inv = (invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape) for m in (arm, base))
+    base_inv = _inverted(base)
     x, y = _basis(rigs)
 
     def to_2d(world: FloatArray, which: Sequence[int]) -> FloatArray:
@@ -329,7 +338,7 @@ def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: Two
     deltas = angles - rig.rest_angles
     if n_frames > 1:
         deltas = np.unwrap(deltas, axis=0)
-    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ axes_2d(rig)
+    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
     error = np.linalg.norm(tip_world - c.target_world, axis=1)
     # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
