@@ -26,6 +26,8 @@ STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"
 # Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0: it is float32
 # resolution, the precision of the keys and of Blender's evaluated pose (whose tip lands ~1e-7 L from ours).
 ERROR_RESOLUTION = 1e-7
+# Frames x chains whose matrices one solve_chains pass stacks (each stack (rows, 4, 4) float64: 6.4 MB).
+ROWS_AT_ONCE = 50_000
 # Blender clamps an infinite key value to the float32 maximum: treat such magnitudes as non-finite too.
 NON_FINITE = 1e30
 
@@ -248,6 +250,18 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         NoFiniteFrame: a chain has no frame with finite inputs (the first such chain).
     """
     n_frames = len(frames)
+    per_call = max(1, ROWS_AT_ONCE // max(n_frames, 1))
+    if len(rigs) > per_call:
+        # Long bakes: a few chains at a time, so the stacked per-frame matrices stay small in memory.
+        out: list[ChainSolution] = []
+        for start in range(0, len(rigs), per_call):
+            part = slice(start, start + per_call)
+            try:
+                out += solve_chains(rigs[part], frames, samples[part], fps=fps, smooth_root=smooth_root,
+                                    previous=None if previous is None else previous[part])
+            except NoFiniteFrame as err:
+                raise NoFiniteFrame(err.inputs, err.chain + start) from err
+        return out
     valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
     arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
     arm = _stacked(arms)

@@ -6,6 +6,7 @@ in armature space, written out below, and the quaternion of a rotation about an 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -196,3 +197,29 @@ def test_one_chain_without_finite_frames_names_itself_among_several() -> None:
     with pytest.raises(NoFiniteFrame) as caught:
         solve_chains([description(), description()], np.arange(2.0), [good, bad])
     assert caught.value.inputs == ("pole",)
+
+
+def test_long_bakes_solve_a_few_chains_at_a_time_with_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.chain_step as step
+
+    frames = 6
+    t = np.linspace(0.0, 1.0, frames)
+    rigs = [description((1.0 + 0.2 * k, 1.0)) for k in range(5)]
+    samples = [ChainSamples(armature=arm_world(frames), parent=moving_parent(frames), pole=None,
+                            target=translations(np.stack([1.0 + 0.3 * t, 0.8 + 0.1 * k + 0 * t, 0 * t], axis=1)))
+               for k in range(5)]
+    samples[3] = dataclasses.replace(samples[3], target=translations(np.full((frames, 3), np.nan)))
+    with pytest.raises(NoFiniteFrame) as whole:
+        solve_chains(rigs, np.arange(float(frames)), samples)
+    good_rigs = [r for k, r in enumerate(rigs) if k != 3]
+    good_samples = [s for k, s in enumerate(samples) if k != 3]
+    together = solve_chains(good_rigs, np.arange(float(frames)), good_samples)
+    monkeypatch.setattr(step, "ROWS_AT_ONCE", 2 * frames)  # two chains per pass
+    with pytest.raises(NoFiniteFrame) as parts:
+        solve_chains(rigs, np.arange(float(frames)), samples)
+    assert whole.value.chain == parts.value.chain == 3
+    apart = solve_chains(good_rigs, np.arange(float(frames)), good_samples)
+    assert len(apart) == 4
+    for a, b in zip(together, apart, strict=True):
+        np.testing.assert_array_equal(a.deltas, b.deltas)
+        np.testing.assert_array_equal(a.tip_world, b.tip_world)
