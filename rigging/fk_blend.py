@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..solver.blend import blend_linear, blend_rotation, quaternions_from_channels
+from ..solver.chain_step import ERROR_RESOLUTION
 from ..solver.fk import chain_forward_kinematics
 from ..solver.rotations import (
     matrices_from_axis_angles,
@@ -27,9 +28,8 @@ from ..solver.rotations import (
 from ..solver.spaces import from_shoulder_2d, invert_matrices, transform_points
 from . import key_target, sampling
 from . import messages as msg
-from .chain_solve import ERROR_RESOLUTION, ChainSolution, axes_2d, rotation_channels
+from .chain_solve import ChainSolution, rotation_channels
 from .messages import say
-from .reach import owns_scale
 from .rig import ChainError, ChainRig
 
 _REST = {"rotation_quaternion": (1.0, 0.0, 0.0, 0.0), "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
@@ -114,10 +114,10 @@ def blend(rig: ChainRig, sol: ChainSolution, weights: np.ndarray | None = None) 
         rotations.append(blended)
         deltas[:, j] = _planar_angles(rig, j, mode, blended)
     root_offset = sol.root_offset
-    if rig.chain.limit_strategy == "MOVE_ROOT":
+    if rig.location_bone is not None:
         root_offset = blend_linear(fk_loc, sol.root_offset, w)
     scale, stretch = None, sol.stretch
-    if owns_scale(rig.chain):
+    if rig.scale_bone is not None:
         ik_scale = np.repeat(sol.stretch[:, None], 3, axis=1) if sol.scale is None else sol.scale
         scale = blend_linear(fk_scale, ik_scale, w)
         stretch = scale[:, 1]  # along the bone: what scales the chain's reach
@@ -133,7 +133,7 @@ def blend(rig: ChainRig, sol: ChainSolution, weights: np.ndarray | None = None) 
 
 def _world_scale(rig: ChainRig, sol: ChainSolution) -> float:
     arm = sol.armature_world if sol.armature_world is not None else np.eye(4)[None]
-    x_axis = axes_2d(rig)[0]
+    x_axis = rig.axes_2d[0]
     return float(np.mean(np.linalg.norm((arm[:, :3, :3] @ sol.base[:, :3, :3]) @ x_axis, axis=1)))
 
 
@@ -143,8 +143,8 @@ def _tip(rig: ChainRig, sol: ChainSolution, deltas: np.ndarray, root_offset: np.
     bone's rest-local axes) and the scale along the bones."""
     angles = deltas + rig.rest_angles
     ends = chain_forward_kinematics(angles, rig.lengths)[:, -1, :] * stretch[:, None]
-    if rig.chain.limit_strategy == "MOVE_ROOT":
-        ends = ends + root_offset @ axes_2d(rig).T
+    if rig.location_bone is not None:
+        ends = ends + root_offset @ rig.axes_2d.T
     arm = sol.armature_world if sol.armature_world is not None else np.eye(4)[None]
     local = from_shoulder_2d(ends, sol.base, rig.normal, local_normal=rig.local_axes[0])
     out: np.ndarray = transform_points(arm, local)
@@ -180,7 +180,7 @@ def _tip_composed(rig: ChainRig, sol: ChainSolution, rotations: list[np.ndarray]
         if j == 0:
             if scale is not None:
                 basis[:, :3, :3] *= scale[:, None, :]
-            if rig.chain.limit_strategy == "MOVE_ROOT":
+            if rig.location_bone is not None:
                 basis[:, :3, 3] = root_offset
         else:
             rest = np.array(bones[names[j - 1]].matrix_local, dtype=np.float64)
