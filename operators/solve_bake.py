@@ -131,13 +131,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.step()
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
+            keyed = []
             for rig, sol in zip(rigs, solutions, strict=True):
-                bake.write_solution(rig, sol, start, end)
+                keyed.append(bake.write_solution(rig, sol, start, end))
                 progress.step()
             progress.leave_substeps()
             # What Blender plays back from the new keys; the error curve and report carry the measured truth.
             reports = []
-            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end),
+            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end, keyed),
                                            strict=True):
                 reports.append(bake.store_report(rig, sol, start, end))
                 if warning:

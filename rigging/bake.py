@@ -182,8 +182,9 @@ def recorded_channels(chain: bpy.types.PropertyGroup) -> list[tuple[str, int]]:
     return [(p, int(i)) for p, i in (line.split("\t") for line in text.splitlines() if line)]
 
 
-def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> None:
-    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched."""
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> verification.Keyed:
+    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched. Returns
+    what was written, for :func:`verify_written`."""
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
@@ -195,6 +196,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
     written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
 
     def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
         values = values.reshape(len(sol.frames), -1)[keep]
@@ -203,6 +205,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
             needed = essential_keys(values[:, i])
             anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start_t, end=end_t,
                                  interpolation=interpolation)
+            keyed[fc.as_pointer()] = values[:, i].astype(np.float32)
             co = np.stack([frames[needed], values[needed, i]], axis=1).astype(np.float32)
             written.append(bake_records.Written(bone, prop, i, co, interpolation))
 
@@ -223,6 +226,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     put(lower.name, FLAGS_PROP, sol.flags.astype(np.float64), "CONSTANT")
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
+    return verification.Keyed(times=frames, values=keyed)
 
 
 def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
@@ -344,10 +348,10 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
     frames = np.arange(start, end + 1, dtype=np.float64)
     solutions = solve_chains(context, rigs, frames)
     note = linked_data.ensure_local_action(armature)  # never key linked data
-    for rig, sol in zip(rigs, solutions, strict=True):
-        write_solution(rig, sol, start, end)
+    keyed = [write_solution(rig, sol, start, end) for rig, sol in zip(rigs, solutions, strict=True)]
     reports = []
-    for rig, (sol, warning) in zip(rigs, verify_written(context, rigs, solutions, start, end), strict=True):
+    for rig, (sol, warning) in zip(rigs, verify_written(context, rigs, solutions, start, end, keyed),
+                                   strict=True):
         report = store_report(rig, sol, start, end)
         if warning:
             report.warnings.append(warning)
@@ -360,12 +364,14 @@ def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
 
 
 def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
-                   start: int, end: int) -> list[tuple[ChainSolution, str | None]]:
-    """Measure what Blender plays back from the keys just written (:mod:`verification`). Where the lower bone's
-    tail differs from the solved tip by more than the tolerance, the error curve is re-keyed with the measured
-    distance and the chain gets a warning naming the frames. Returns each solution with the errors it keyed."""
+                   start: int, end: int, keyed: Sequence[verification.Keyed | None] | None = None,
+                   ) -> list[tuple[ChainSolution, str | None]]:
+    """Measure what Blender plays back from the keys just written (:mod:`verification`; ``keyed``: what
+    :func:`write_solution` returned per chain). Where the lower bone's tail differs from the solved tip by more
+    than the tolerance, the error curve is re-keyed with the measured distance and the chain gets a warning
+    naming the frames. Returns each solution with the errors it keyed."""
     out: list[tuple[ChainSolution, str | None]] = []
-    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions), strict=True):
+    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions, keyed), strict=True):
         if not ver.mismatch.any():
             out.append((sol, None))
             continue

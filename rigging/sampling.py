@@ -46,6 +46,7 @@ edits of animated channels of the sampled objects are reset, exactly as a frame 
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Generator, Iterable, Sequence
 from typing import Any
@@ -468,13 +469,15 @@ def _interpolation_ids() -> tuple[int, int]:
     return int(items["LINEAR"].value), int(items["CONSTANT"].value)
 
 
-def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
-    """``matrix_basis`` of an object or pose bone ``owner`` of ``id_block`` ((N, 4, 4), or (1, 4, 4) when
-    nothing of it is animated) from the object's F-curves, current values elsewhere; ``prefix`` is the owner's
-    data path prefix (``""`` or ``'pose.bones["name"].'``); ``block``: the frames wanted."""
+def _channel_values(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str,
+                    known: dict[int, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """``location``, the rotation property of its mode and ``scale`` of an object or pose bone ``owner`` of
+    ``id_block`` (each (N, k), or (1, k) when nothing of it is animated) from the object's F-curves, current
+    values elsewhere; ``prefix`` is the owner's data path prefix (``""`` or ``'pose.bones["name"].'``);
+    ``block``: the frames wanted. ``known`` (F-curve pointer -> values at every frame of the sampler's) stands
+    in for reading a curve whose values at those frames are known exactly (a bake's own, just written)."""
     fcurves = sampler.live_fcurves(id_block)
-    mode = owner.rotation_mode
-    rot_path, _size = rotation_property(mode)
+    rot_path, _size = rotation_property(owner.rotation_mode)
     n = len(range(*block.indices(sampler.frames.size)))
     channels = {}
     for prop in ("location", rot_path, "scale"):
@@ -484,9 +487,19 @@ def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any,
         values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live else 1, 1))
         for fc in live:
             if fc.array_index < values.shape[1]:
-                values[:, fc.array_index] = sampler.values(id_block.animation_data, fc)[block]
+                given = None if known is None or len(fc.modifiers) else known.get(fc.as_pointer())
+                values[:, fc.array_index] = (sampler.values(id_block.animation_data, fc) if given is None
+                                             else given)[block]
         channels[prop] = values
-    return compose_matrices(channels["location"], channels[rot_path], channels["scale"], mode)
+    return channels
+
+
+def _channels(sampler: _ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
+    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
+    animated), see :func:`_channel_values`."""
+    mode = owner.rotation_mode
+    channels = _channel_values(sampler, block, id_block, owner, prefix)
+    return compose_matrices(channels["location"], channels[rotation_property(mode)[0]], channels["scale"], mode)
 
 
 class _Composer:
@@ -611,13 +624,30 @@ def iter_pose_bases(
     """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves (current values where unanimated),
     in blocks of frames: yields ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``. Exact for what
     :func:`fcurve_only_reason` lets through. Consume it to the end (or close it) so copies are removed."""
+    with contextlib.closing(iter_pose_channels(obj, bones, frames, block=block)) as blocks:
+        for rows, channels in blocks:
+            yield rows, {name: compose_matrices(ch["location"], ch[rotation_property(mode)[0]], ch["scale"], mode)
+                         for name, (mode, ch) in channels.items()}
+
+
+def iter_pose_channels(
+    obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
+    known: dict[int, np.ndarray] | None = None,
+) -> Generator[tuple[slice, dict[str, tuple[str, dict[str, np.ndarray]]]], None, None]:
+    """The channels behind :func:`iter_pose_bases`: yields ``(rows, {bone: (rotation_mode, {"location",
+    rotation property, "scale": (len(frames[rows]) or 1, k)})})``. ``known``: F-curve pointer -> float32
+    values at every one of ``frames``, used instead of reading that curve (when it has no modifiers)."""
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = _ChannelSampler(frames_arr)
+    prefixes = {name: f'pose.bones["{bpy.utils.escape_identifier(name)}"].' for name in bones}
     try:
         for first in range(0, frames_arr.size, block):
             rows = slice(first, min(first + block, frames_arr.size))
-            yield rows, {name: _channels(sampler, rows, obj, obj.pose.bones[name],
-                                         f'pose.bones["{bpy.utils.escape_identifier(name)}"].') for name in bones}
+            out = {}
+            for name in bones:
+                pb = obj.pose.bones[name]
+                out[name] = (pb.rotation_mode, _channel_values(sampler, rows, obj, pb, prefixes[name], known))
+            yield rows, out
     finally:
         sampler.close()
 
