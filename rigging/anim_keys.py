@@ -277,7 +277,7 @@ def _split(keys: dict[str, np.ndarray], start: float, end: float) -> tuple[dict[
 
 
 def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: float, end: float,
-               interpolation: str = "LINEAR") -> None:
+               interpolation: str = "LINEAR") -> np.ndarray:
     """Replace the keys of ``fcurve`` whose frame lies in ``[start, end]`` by keys at ``frames``/``values``.
 
     Args:
@@ -291,7 +291,7 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
             'CONSTANT' for step channels such as flags, 'BEZIER' with auto-clamped handles...).
 
     Writing the same keys twice leaves the same keys (no duplicates). Values are stored as float32, like
-    every Blender key.
+    every Blender key. Returns the new keys' (frame, value) pairs as stored ((n, 2) float32, frame order).
     """
     frames = np.asarray(frames, dtype=np.float64).ravel()
     values = np.asarray(values, dtype=np.float64).ravel()
@@ -303,13 +303,16 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
         raise ValueError(f"non-finite frame or value for {fcurve.data_path}[{fcurve.array_index}]")
     if np.any((frames < start) | (frames > end)):
         raise ValueError(f"frames must lie inside [{start}, {end}]")
-    order = np.argsort(frames, kind="stable")
-    frames, values = frames[order], values[order]
-    co = np.stack([frames, values], axis=1).astype(np.float32)
+    if not (frames[1:] > frames[:-1]).all():  # a bake's frames come in order: no sort to pay for
+        order = np.argsort(frames, kind="stable")
+        frames, values = frames[order], values[order]
+    co = np.empty((len(frames), 2), dtype=np.float32)
+    co[:, 0], co[:, 1] = frames, values
     if np.any(np.diff(co[:, 0]) <= 0):
         raise ValueError("duplicate frames")
     before, _inside, after = _split(_read_outside(fcurve, start, end), start, end)
     _rebuild(fcurve, before, co, _enum_value("interpolation", interpolation), after)
+    return co
 
 
 def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:

@@ -188,6 +188,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> v
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
+    every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
     frames = key_target.key_times(obj, sol.frames)[keep]
     start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
@@ -199,14 +200,16 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> v
     keyed: dict[int, np.ndarray] = {}
 
     def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
-        values = values.reshape(len(sol.frames), -1)[keep]
+        values = values.reshape(len(sol.frames), -1)
+        if not every:
+            values = values[keep]
         for i in range(values.shape[1]):
             fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            needed = essential_keys(values[:, i])
-            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start_t, end=end_t,
-                                 interpolation=interpolation)
-            keyed[fc.as_pointer()] = values[:, i].astype(np.float32)
-            co = np.stack([frames[needed], values[needed, i]], axis=1).astype(np.float32)
+            column = values[:, i].astype(np.float32)
+            needed = essential_keys(column)
+            co = anim_keys.write_keys(fc, frames[needed], column[needed], start=start_t, end=end_t,
+                                      interpolation=interpolation)
+            keyed[fc.as_pointer()] = column
             written.append(bake_records.Written(bone, prop, i, co, interpolation))
 
     for j, name in enumerate(rig.bone_names):
