@@ -205,20 +205,16 @@ def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np
 def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
     """``vectors`` ((3, N or 1)) rotated by the (N or 1, 4) quaternions ``(w, x, y, z)``, normalized first as
     Blender does (an all-zero one is a half turn about X, :func:`solver.rotations.matrices_from_quaternions`)."""
-    w, x, y, z = np.asarray(q, dtype=np.float64).T
+    w, x, y, z = np.array(q, dtype=np.float64).T.copy()  # whole contiguous columns
     norm = np.sqrt(w * w + x * x + y * y + z * z)
     zero = norm == 0.0
     if zero.any():
-        w, x, y, z, norm = (np.where(zero, fill, c) for fill, c in ((0.0, w), (1.0, x), (0.0, y), (0.0, z),
-                                                                     (1.0, norm)))
-    w, x, y, z = w / norm, x / norm, y / norm, z / norm
-    out = []
-    for v in vectors:
-        # v + w t + u x t with t = 2 u x v (u the vector part)
-        tx, ty, tz = 2.0 * (y * v[2] - z * v[1]), 2.0 * (z * v[0] - x * v[2]), 2.0 * (x * v[1] - y * v[0])
-        out.append(np.stack([v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz),
-                             v[2] + w * tz + (x * ty - y * tx)]))
-    return out
+        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    s = 2.0 / (norm * norm)  # the rotation matrix of q / |q|, without dividing each component
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz, xx, xy, xz, yy, yz, zz = w * xs, w * ys, w * zs, x * xs, x * ys, x * zs, y * ys, y * zs, z * zs
+    m = ((1.0 - (yy + zz), xy - wz, xz + wy), (xy + wz, 1.0 - (xx + zz), yz - wx), (xz - wy, yz + wx, 1.0 - (xx + yy)))
+    return [np.stack([r[0] * v[0] + r[1] * v[1] + r[2] * v[2] for r in m]) for v in vectors]
 
 
 def keyed_errors(sol: ChainSolution, ver: Verification) -> np.ndarray:
