@@ -53,8 +53,7 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
 
 
 def bone_path(bone: str, prop: str) -> str:
-    name = bpy.utils.escape_identifier(bone)
-    return f'pose.bones["{name}"]["{prop}"]' if prop.startswith("soft_ik") else f'pose.bones["{name}"].{prop}'
+    return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
@@ -252,12 +251,7 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
 
 def _bone_prop(path: str) -> tuple[str, str] | None:
     """(bone, property) of a pose-bone channel path written by :func:`bone_path`."""
-    head, sep, rest = path.partition('pose.bones["')
-    if head or not sep:
-        return None
-    name, _, tail = rest.partition('"]')
-    prop = tail[3:-2] if tail.startswith('["') else tail[1:]
-    return name.replace('\\"', '"').replace("\\\\", "\\"), prop
+    return anim_keys.split_pose_bone_path(path)
 
 
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,

@@ -20,7 +20,6 @@ _TRANSFORM_PATHS = {
     "rotation_axis_angle": 4,
     "scale": 3,
 }
-_BONE_PREFIX = 'pose.bones["'
 
 
 def action_fcurves(id_block: Any) -> list[Any] | None:
@@ -33,7 +32,7 @@ def action_fcurves(id_block: Any) -> list[Any] | None:
     action = ad.action if ad is not None else None
     if action is None:
         return []
-    if anim_keys.LAYERED_ACTIONS and (len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers)):
+    if anim_keys.blends_layers(action):
         return None
     return list(anim_keys.iter_fcurves(id_block))
 
@@ -45,13 +44,6 @@ def live(fcurve: Any) -> bool:
     if fcurve.group is not None and fcurve.group.mute:
         return False
     return len(fcurve.keyframe_points) > 0 or len(fcurve.modifiers) > 0
-
-
-def bone_of_path(path: str) -> str | None:
-    if not path.startswith(_BONE_PREFIX):
-        return None
-    end = path.find('"]', len(_BONE_PREFIX))
-    return None if end < 0 else path[len(_BONE_PREFIX) : end].replace('\\"', '"').replace("\\\\", "\\")
 
 
 def _ancestors(obj: Any, bones: Iterable[str]) -> set[str]:
@@ -163,7 +155,7 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
     if ad is None:
         return None
     for fc in ad.drivers:
-        bone = bone_of_path(fc.data_path)
+        bone = anim_keys.bone_of_path(fc.data_path)
         # A driver elsewhere (a custom property, a bone that does not move the requested ones) changes nothing
         # sampled here.
         if fc.data_path in _TRANSFORM_PATHS or fc.data_path.startswith("delta_") or (
@@ -182,7 +174,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
         if not live(fc):
             continue
         path = fc.data_path
-        if path in _TRANSFORM_PATHS or path.startswith("[") or (obj.type == "ARMATURE" and bone_of_path(path)):
+        if path in _TRANSFORM_PATHS or path.startswith("[") or (
+                obj.type == "ARMATURE" and anim_keys.bone_of_path(path)):
             # Bone channels are composed from F-curves too; other bone properties leave pose matrices as they are.
             continue
         return f"animates {path}"

@@ -61,16 +61,11 @@ class ChannelSampler:
         if copy is None:
             copy = action.copy()
             self.copies[action] = copy
-        if anim_keys.LAYERED_ACTIONS and not getattr(copy, "is_action_legacy", False):
-            for layer in copy.layers:
-                for strip in layer.strips:
-                    for bag in strip.channelbags:
-                        if bag.slot_handle == anim_data.action_slot.handle:
-                            found = bag.fcurves.find(fcurve.data_path, index=fcurve.array_index)
-                            if found is not None:
-                                return found
+        handle = anim_data.action_slot.handle if anim_keys.LAYERED_ACTIONS else 0
+        found = anim_keys.find_fcurve_in(copy, handle, fcurve.data_path, fcurve.array_index)
+        if found is None:
             raise RuntimeError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] missing in the action copy")
-        return copy.fcurves.find(fcurve.data_path, index=fcurve.array_index)
+        return found
 
     def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         if not self.integral:
@@ -100,22 +95,13 @@ class ChannelSampler:
 
     def _large(self, action: Any) -> bool:
         if action not in self.large:
-            if anim_keys.LAYERED_ACTIONS and not getattr(action, "is_action_legacy", False):
-                curves = [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
-                          for fc in bag.fcurves]
-            else:
-                curves = list(action.fcurves)
+            curves = anim_keys.all_fcurves(action)
             self.large[action] = sum(len(fc.keyframe_points) for fc in curves) > LARGE_ACTION_KEYS
         return self.large[action]
 
     def _scratch_fcurve(self, fcurve: Any) -> Any:
         if self.scratch is None:
-            action = bpy.data.actions.new(".soft_ik_sampling")
-            owner: Any = action
-            if anim_keys.LAYERED_ACTIONS:
-                slot = action.slots.new(id_type="OBJECT", name="sampling")
-                owner = action.layers.new("sampling").strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
-            self.scratch = (action, owner)
+            self.scratch = anim_keys.scratch_action(".soft_ik_sampling")
         copy = self.scratch[1].fcurves.new(fcurve.data_path, index=fcurve.array_index)
         anim_keys.copy_keys(fcurve, copy)
         return copy
@@ -233,7 +219,7 @@ class Composer:
         if key not in self.pose:
             bone = obj.data.bones[name]
             pb = obj.pose.bones[name]
-            prefix = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
+            prefix = anim_keys.pose_bone_path(name) + "."
             basis = _channels(self.sampler, self.block, obj, pb, prefix)
             if bone.use_connect:
                 basis[:, :3, 3] = 0.0  # a connected bone's location channel is ignored
@@ -299,7 +285,7 @@ def iter_pose_channels(
     values at every one of ``frames``, used instead of reading that curve (when it has no modifiers)."""
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = ChannelSampler(frames_arr)
-    prefixes = {name: f'pose.bones["{bpy.utils.escape_identifier(name)}"].' for name in bones}
+    prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
     try:
         for first in range(0, frames_arr.size, block):
             rows = slice(first, min(first + block, frames_arr.size))
