@@ -172,18 +172,18 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
 
 
-def _linear(m: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``m @ v`` per frame for (N or 1, 3, 3) matrices and (3, N or 1) column vectors."""
+def _linear(m: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
+    """``m @ v`` per frame for (N or 1, 3, 3) matrices and each (3, N or 1) column vector ``v``."""
     if len(m) == 1:
-        return m[0] @ v
-    mt = np.ascontiguousarray(m.transpose(1, 2, 0))  # (3, 3, N): rows of whole columns
-    return mt[:, 0] * v[0] + mt[:, 1] * v[1] + mt[:, 2] * v[2]
+        return [m[0] @ v for v in vectors]
+    mt = np.ascontiguousarray(m.transpose(1, 2, 0))  # (3, 3, N): rows of whole columns, made once
+    return [mt[:, 0] * v[0] + mt[:, 1] * v[1] + mt[:, 2] * v[2] for v in vectors]
 
 
 def _affine(m: np.ndarray, point: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A point and a direction ((3, N or 1)) moved by (N or 1, 4, 4) affine matrices."""
-    linear = m[:, :3, :3]
-    return _linear(linear, point) + m[:, :3, 3].T, _linear(linear, axis)
+    point, axis = _linear(m[:, :3, :3], point, axis)
+    return point + m[:, :3, 3].T, axis
 
 
 def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np.ndarray,
@@ -197,8 +197,7 @@ def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np
     if mode == "QUATERNION":
         point, axis = _rotate_by_quaternions(rotation, point, axis)
     else:
-        m = rotation_matrices(rotation, mode)
-        point, axis = _linear(m, point), _linear(m, axis)
+        point, axis = _linear(rotation_matrices(rotation, mode), point, axis)
     return (point if connected else point + ch["location"].T), axis
 
 
