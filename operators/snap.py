@@ -16,19 +16,29 @@ from ..rigging import anim_keys, linked_data, sampling
 from ..rigging import messages as msg
 from ..rigging.messages import say
 from ..rigging.rig import ChainError, check_target, read_chain, space_mismatch
-from ..solver.snap import snap_pole, snap_target
+from ..solver.snap import bend_sides, snap_pole, snap_target
 from .common import active_chain_poll
 
 
 def fk_joints(context: bpy.types.Context, armature: bpy.types.Object, bones: tuple[str, ...],
-              frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+              frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """World heads ``(n_bones, N, 3)`` of the chain bones and the tip ``(N, 3)`` as the bones' own keys give
-    them (what plays without a bake)."""
-    m = sampling.sample_world_matrices(context, [(armature, name, "WORLD") for name in bones], frames)
-    heads = m[:, :, :3, 3]
+    them (what plays without a bake), and the armature's world matrices ``(N, 4, 4)``."""
+    m = sampling.sample_world_matrices(context, [*((armature, name, "WORLD") for name in bones), (armature, None)],
+                                       frames)
+    heads = m[:-1, :, :3, 3]
     length = float(armature.data.bones[bones[-1]].length)
-    tip = m[-1, :, :3, 3] + length * m[-1, :, :3, 1]
-    return heads, tip
+    tip = m[-2, :, :3, 3] + length * m[-2, :, :3, 1]
+    return heads, tip, m[-1]
+
+
+def fk_bend(heads: np.ndarray, tip: np.ndarray, world: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """(N,) the FK elbow's bend side in the chain's convention (about the armature-space plane normal; a
+    mirrored armature flips the world picture, not the side), 0 where the arm is straight."""
+    axes = world[:, :3, :3]
+    n_world = np.einsum("nij,j->ni", axes, normal)
+    mirrored = np.where(np.linalg.det(axes) < 0.0, -1, 1)
+    return bend_sides(heads[0], heads[1], tip, n_world) * mirrored
 
 
 def snap_points(chain: bpy.types.PropertyGroup, heads: np.ndarray,
@@ -115,8 +125,18 @@ class POSE_OT_soft_ik_snap_target(bpy.types.Operator):
             return {"CANCELLED"}
         frames = (np.arange(self.frame_start, self.frame_end + 1) if self.use_frame_range
                   else np.array([current]))
-        heads, tip = fk_joints(context, armature, rig.bone_names, frames.astype(np.float64))
+        heads, tip, world = fk_joints(context, armature, rig.bone_names, frames.astype(np.float64))
         targets, poles, straight = snap_points(chain, heads, tip)
+        notes = []
+        if chain.pole is None and rig.two_bone:
+            # Without a pole the chain's Bend picks the elbow side: FK's, or turning IK on flips the elbow.
+            sides = fk_bend(heads, tip, world, rig.normal)
+            sides = sides[sides != 0]
+            if sides.size and bool((sides == sides[0]).all()) and int(sides[0]) != int(chain.bend):
+                chain.bend = int(sides[0])
+                notes.append(({"INFO"}, say(msg.SNAP_SET_BEND, label=rig.label, bend=int(sides[0]))))
+            elif sides.size and not bool((sides == sides[0]).all()):
+                notes.append(({"WARNING"}, say(msg.SNAP_BEND_MIXED, label=rig.label)))
         keyed = self.insert_keys or self.use_frame_range
         moved = [(chain.target, targets, np.ones(len(frames), dtype=bool))]
         if poles is not None and straight is not None:
@@ -140,6 +160,8 @@ class POSE_OT_soft_ik_snap_target(bpy.types.Operator):
                 scene.frame_set(current)
         self.report({"INFO"}, say(msg.SNAPPED, pole=say(msg.SNAPPED_POLE) if poles is not None else "", count=1,
                                   frames=len(frames)))
+        for level, text in notes:
+            self.report(level, text)
         return {"FINISHED"}
 
 

@@ -167,6 +167,9 @@ VOLUME_NEEDS_ALIGNED = ("{label}: Preserve Volume thins the stretched bones, whi
                         "or turn off Preserve Volume")
 SNAPPED = "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)"
 SNAPPED_POLE = " and pole"
+SNAP_SET_BEND = "{label}: Bend set to {bend:+d}, the side the FK elbow bends to"
+SNAP_BEND_MIXED = ("{label}: the FK elbow bends to both sides over these frames; without a pole IK keeps one "
+                   "side (Bend): give the chain a pole to follow FK's side")
 
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))

@@ -473,6 +473,12 @@ ZH: dict[str, str] = {
     "Snapped the target{pole} of {count} chain(s) to the FK pose on {frames} frame(s)":
         "已在 {frames} 帧上把 {count} 条链的目标{pole}吸附到 FK 姿态",
     " and pole": "和极向目标",
+    "{label}: Bend set to {bend:+d}, the side the FK elbow bends to":
+        "{label}：弯曲已设为 {bend:+d}，即 FK 肘部弯向的一侧",
+    ("{label}: the FK elbow bends to both sides over these frames; without a pole IK keeps one "
+     "side (Bend): give the chain a pole to follow FK's side"):
+        "{label}：在这些帧中 FK 肘部向两侧弯曲；没有极向目标时 IK 只保持一侧（弯曲）："
+        "请给链添加极向目标以跟随 FK 的一侧",
     "IK Influence": "IK 影响",
     "Stretch to Reach: the bones are scaled toward the target": "拉伸够到目标：骨骼被朝目标放大",
     "Snap Target to FK": "目标吸附到 FK",

@@ -64,3 +64,17 @@ def snap_pole(shoulder: ArrayLike, elbow: ArrayLike, tip: ArrayLike, distance: A
     straight = off <= 1e-6 * np.maximum(line_len, 1e-300)
     points: FloatArray = e + out_dir / np.where(straight, 1.0, off)[:, None] * dist[:, None]
     return points, straight
+
+
+def bend_sides(shoulder: ArrayLike, elbow: ArrayLike, tip: ArrayLike, normal: ArrayLike) -> NDArray[np.int64]:
+    """Per frame the side the elbow bends to (``bend`` convention: +1 when the lower segment turns
+    counter-clockwise about ``normal`` from the upper one), 0 where the arm is (numerically) straight."""
+    s = np.atleast_2d(np.asarray(shoulder, dtype=np.float64))
+    e = np.atleast_2d(np.asarray(elbow, dtype=np.float64))
+    t = np.atleast_2d(np.asarray(tip, dtype=np.float64))
+    n = np.atleast_2d(np.asarray(normal, dtype=np.float64))
+    u, v = e - s, t - e
+    turn = np.sum(np.cross(u, v) * n, axis=1)
+    scale = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1) * np.linalg.norm(n, axis=1)
+    out: NDArray[np.int64] = np.where(np.abs(turn) > 1e-6 * scale, np.sign(turn), 0).astype(np.int64)
+    return out

@@ -332,3 +332,21 @@ def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, ho
         assert int(pb[rig.lower]["soft_ik_flags"]) & 256
     finally:
         rig.armature.soft_ik_2d.live_preview = False
+
+
+def test_snap_without_a_pole_takes_the_fk_bend_side(empty_file: bpy.types.Scene) -> None:
+    # The rest pose bends one way (Bend +1 from it), FK bends the other way all along: IK would flip the elbow.
+    rig = rigs.build_arm("Rig", modes=("QUATERNION", "QUATERNION"), rest_bend_deg=15.0)
+    rigs.place_armature(rig, scale=(-1.2, 1.2, 1.2))  # mirrored: the side is the armature's, not the world's
+    key_fk(rig, [1, 30], [0.2, -0.6], [-0.6, -1.2])
+    before = rigs.evaluate(rig, rigs.new_empty("Probe"), FRAMES)
+    target = rigs.new_empty("Target")
+    chain = rigs.add_chain(rig, target)
+    chain.softness, chain.bend = 0.0, 1
+    rigs.enter_pose_mode(rig)
+    assert bpy.ops.pose.soft_ik_snap_target(use_frame_range=True, frame_start=1, frame_end=30) == {"FINISHED"}
+    assert chain.bend == -1
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    after = rigs.evaluate(rig, target, FRAMES)
+    np.testing.assert_allclose(after.elbow, before.elbow, atol=1e-5 * rig.length)
+    np.testing.assert_allclose(after.tip_world, before.tip_world, atol=1e-5 * rig.length)

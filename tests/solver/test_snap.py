@@ -48,3 +48,13 @@ def test_pole_goes_out_from_the_line_on_the_elbow_side() -> None:
     poles, straight = snap_pole(shoulder, elbow, tip, 0.9)
     np.testing.assert_allclose(poles[0], [1.0, 1.4, 0.0])
     assert list(straight) == [False, True]
+
+
+def test_bend_sides_follow_the_chain_convention() -> None:
+    from solver.snap import bend_sides
+
+    s = np.zeros((3, 3))
+    e = np.array([[1.0, 0.0, 0.0]] * 3)
+    t = np.array([[1.5, 0.5, 0.0], [1.5, -0.5, 0.0], [2.0, 0.0, 0.0]])  # turns left, right, straight
+    assert list(bend_sides(s, e, t, [0.0, 0.0, 1.0])) == [1, -1, 0]
+    assert list(bend_sides(s, e, t, [0.0, 0.0, -1.0])) == [-1, 1, 0]
