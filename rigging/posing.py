@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 
@@ -9,6 +11,33 @@ from ..solver.rotations import rotation_property
 from .bake import ERROR_PROP, FLAGS_PROP
 from .chain_solve import ChainSolution, rotation_channels
 from .rig import ChainRig
+
+_TWO_PI = 2.0 * math.pi
+
+
+def _unit(axis: np.ndarray) -> tuple[float, float, float]:
+    x, y, z = (float(v) for v in axis)
+    norm = math.sqrt(x * x + y * y + z * z)
+    return x / norm, y / norm, z / norm
+
+
+def _quaternion(axis: np.ndarray, delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
+    """``rotations.quaternions_about_axis`` for one angle, in floats (the live preview poses on every drag)."""
+    kx, ky, kz = _unit(axis)
+    c, s = math.cos(0.5 * delta), math.sin(0.5 * delta)
+    q = (c, s * kx, s * ky, s * kz)
+    if sum(p * v for p, v in zip(current, q, strict=True)) < 0.0:
+        return tuple(-v for v in q)
+    return q
+
+
+def _axis_angle(axis: np.ndarray, delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
+    """``rotations.axis_angles_about_axis`` for one angle, in floats."""
+    kx, ky, kz = _unit(axis)
+    if current[1] * kx + current[2] * ky + current[3] * kz < 0.0:
+        kx, ky, kz, delta = -kx, -ky, -kz, -delta
+    delta += _TWO_PI * round((current[0] - delta) / _TWO_PI)
+    return delta, kx, ky, kz
 
 
 def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
@@ -18,13 +47,20 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
     Euler angles do not jump by 360 degrees.
     """
     pose = rig.armature.pose.bones
+    deltas = sol.deltas[index].tolist()
     for j, name in enumerate(rig.bone_names):
         pb: bpy.types.PoseBone = pose[name]
-        prop, _size = rotation_property(pb.rotation_mode)
-        current = np.array(getattr(pb, prop), dtype=np.float64)
-        _, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[index:index + 1 or None, j],
-                                      previous=current)
-        setattr(pb, prop, values[0].tolist())
+        mode = pb.rotation_mode
+        delta = deltas[j]
+        if mode == "QUATERNION" and math.isfinite(delta):
+            pb.rotation_quaternion = _quaternion(rig.local_axes[j], delta, pb.rotation_quaternion[:])
+        elif mode == "AXIS_ANGLE" and math.isfinite(delta):
+            pb.rotation_axis_angle = _axis_angle(rig.local_axes[j], delta, pb.rotation_axis_angle[:])
+        else:
+            prop, _size = rotation_property(mode)
+            current = np.array(getattr(pb, prop), dtype=np.float64)
+            _, values = rotation_channels(rig, j, mode, sol.deltas[index:index + 1 or None, j], previous=current)
+            setattr(pb, prop, values[0].tolist())
     upper = pose[rig.bone_names[0]]
     if rig.chain.limit_strategy == "MOVE_ROOT":
         upper.location = sol.root_offset[index].tolist()

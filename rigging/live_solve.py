@@ -1,0 +1,211 @@
+"""One frame of :func:`chain_solve.solve_chain` in plain floats: the live preview's drag updates.
+
+``solve_chain`` is written for thousands of frames; on one frame its ~100 small numpy calls cost about twenty
+times the solve itself (~1 ms per chain on a busy machine, against a 0.2 ms budget). For an analytic two-bone
+chain this module computes the same :class:`ChainSolution` from the same inputs with Python floats and one call of
+the solver's single-target path (``solver.solve_two_bone`` on a ``(2,)`` target), so the solve is the bake's and
+only the matrix glue is written twice. ``tests/blender/test_live_solve.py`` compares every field with
+``solve_chain`` on randomized rigs (planes, parents with scale, poles, limits, strategies, upper bone locations).
+
+Everything else goes through ``solve_chain`` (CCD/FABRIK chains, non-finite or singular inputs), so its messages
+and fallbacks stay the only ones. The inputs are read as tuples (:func:`read_inputs`): compared as they are, they
+are the live preview's cheap fingerprint of "nothing moved".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import bpy
+import numpy as np
+
+from .. import solver
+from ..solver.flag_names import is_two_bone
+from ..solver.spaces import shoulder_local_basis
+from .chain_solve import (
+    ERROR_RESOLUTION,
+    NON_FINITE,
+    ChainSamples,
+    ChainSolution,
+    _limits,
+    _strategy_options,
+    axes_2d,
+    solve_chain,
+)
+from .rig import ChainRig
+
+Rows = tuple[tuple[float, ...], ...]  # a 4x4 matrix as Blender's rows
+
+
+@dataclass(frozen=True)
+class FrameInputs:
+    """What one frame's solve reads, as tuples of floats (exact copies of Blender's float32 values)."""
+
+    frame: float
+    armature: Rows  # armature object world matrix
+    target: tuple[float, ...]  # target world location
+    parent: Rows | None  # the upper bone's parent pose matrix (armature space)
+    pole: tuple[float, ...] | None  # pole world location
+    upper_location: tuple[float, ...] | None  # the upper bone's own pose location, when the solve reads it
+
+    def samples(self) -> ChainSamples:
+        """The same inputs as ``solve_chain`` takes them (one frame)."""
+        arm = np.array(self.armature, dtype=np.float64)[None]
+        parent = None if self.parent is None else arm @ np.array(self.parent, dtype=np.float64)
+        pole = None if self.pole is None else _translation(self.pole)
+        loc = None if self.upper_location is None else np.array([self.upper_location], dtype=np.float64)
+        return ChainSamples(armature=arm, target=_translation(self.target), parent=parent, pole=pole,
+                            upper_location=loc)
+
+
+def _translation(p: tuple[float, ...]) -> np.ndarray:
+    m = np.eye(4)[None]
+    m[0, :3, 3] = p
+    return m
+
+
+def _rows(m: Any) -> Rows:
+    return tuple(r[:] for r in m)
+
+
+def read_inputs(rig: ChainRig, depsgraph: bpy.types.Depsgraph, frame: float) -> FrameInputs:
+    """The current state of everything the chain's solve reads, from the evaluated depsgraph."""
+    chain = rig.chain
+    arm_eval = rig.armature.evaluated_get(depsgraph)
+    parent = None
+    if rig.parent_name is not None:
+        parent = _rows(arm_eval.pose.bones[rig.parent_name].matrix)
+    pole = None if chain.pole is None else chain.pole.evaluated_get(depsgraph).matrix_world.translation[:]
+    # The upper bone's own location moves the shoulder, unless Move Root owns (and writes) that channel or the
+    # bone is connected (Blender ignores its location).
+    location = None
+    if chain.limit_strategy != "MOVE_ROOT" and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
+        loc = arm_eval.pose.bones[rig.bone_names[0]].location[:]
+        location = loc if any(loc) else None
+    return FrameInputs(float(frame), _rows(arm_eval.matrix_world),
+                       chain.target.evaluated_get(depsgraph).matrix_world.translation[:], parent, pole, location)
+
+
+class FrameSolver:
+    """The rest geometry of one rig as floats, and its one-frame solve."""
+
+    def __init__(self, rig: ChainRig) -> None:
+        self.two_bone = is_two_bone(rig.chain.solver, len(rig.bone_names))
+        x, y = shoulder_local_basis(rig.local_axes[0])
+        self.x, self.y = tuple(x.tolist()), tuple(y.tolist())
+        self.axes = tuple(tuple(r) for r in axes_2d(rig).tolist())
+        self.upper_rest = _rows(rig.upper_rest.tolist())
+        self.parent_to_upper = _rows(rig.parent_to_upper.tolist())
+        self.lengths = tuple(float(v) for v in rig.lengths)
+        self.rest = tuple(float(v) for v in rig.rest_angles)
+        self.resolution = ERROR_RESOLUTION * float(np.sum(rig.lengths))
+        self._source = rig.lengths
+
+    def made_for(self, rig: ChainRig) -> bool:
+        """Whether ``rig`` is the rig this was made from (``dataclasses.replace`` keeps its arrays, a new
+        ``read_chain`` makes new ones)."""
+        return rig.lengths is self._source
+
+    def solve(self, rig: ChainRig, inputs: FrameInputs, *, fps: float, previous: Any) -> ChainSolution:
+        """``solve_chain(rig, [frame], inputs.samples(), fps=fps, previous=previous, smooth_root=False)``."""
+        fallback = not self.two_bone or not _finite(inputs)
+        if not fallback:
+            sol = self._solve(rig, inputs, previous)
+            if sol is not None:
+                return sol
+        return solve_chain(rig, np.array([inputs.frame]), inputs.samples(), fps=fps, previous=previous,
+                           smooth_root=False)
+
+    def _solve(self, rig: ChainRig, inputs: FrameInputs, previous: Any) -> ChainSolution | None:
+        arm = inputs.armature
+        base = self.upper_rest if inputs.parent is None else _mul(inputs.parent, self.parent_to_upper)
+        parent_frame = base
+        if inputs.upper_location is not None:
+            base = _shifted(base, inputs.upper_location)
+        world = _mul(arm, base)  # the shoulder frame in world space: its inverse takes world points to 2D
+        (c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23) = world[0], world[1], world[2]
+        # Adjugate rows of the linear part (cross products of its columns), as spaces.invert_matrices.
+        r0 = (c11 * c22 - c21 * c12, c21 * c02 - c01 * c22, c01 * c12 - c11 * c02)
+        r1 = (c12 * c20 - c22 * c10, c22 * c00 - c02 * c20, c02 * c10 - c12 * c00)
+        r2 = (c10 * c21 - c20 * c11, c20 * c01 - c00 * c21, c00 * c11 - c10 * c01)
+        det = c00 * r0[0] + c10 * r0[1] + c20 * r0[2]
+        if not math.isfinite(det) or det == 0.0:
+            return None
+        (x0, x1, x2), (y0, y1, y2) = self.x, self.y
+        wx = tuple((x0 * r0[i] + x1 * r1[i] + x2 * r2[i]) / det for i in range(3))
+        wy = tuple((y0 * r0[i] + y1 * r1[i] + y2 * r2[i]) / det for i in range(3))
+
+        def to_2d(p: tuple[float, ...]) -> tuple[float, float]:
+            d0, d1, d2 = p[0] - c03, p[1] - c13, p[2] - c23
+            return wx[0] * d0 + wx[1] * d1 + wx[2] * d2, wy[0] * d0 + wy[1] * d1 + wy[2] * d2
+
+        def to_world(u: float, v: float) -> tuple[float, float, float]:
+            lx, ly, lz = u * x0 + v * y0, u * x1 + v * y1, u * x2 + v * y2
+            return (c00 * lx + c01 * ly + c02 * lz + c03, c10 * lx + c11 * ly + c12 * lz + c13,
+                    c20 * lx + c21 * ly + c22 * lz + c23)
+
+        # World length of one shoulder-space unit: the shoulder frame's local +Y (axes_2d's x) in world space.
+        world_scale = math.sqrt(c01 * c01 + c11 * c11 + c21 * c21)
+        chain = rig.chain
+        a, b = self.lengths
+        result = solver.solve_two_bone(
+            np.array(to_2d(inputs.target)), a, b, bend=int(chain.bend),
+            pole=None if inputs.pole is None else to_2d(inputs.pole), limits=_limits(rig),
+            inner_softness=float(chain.inner_softness), previous=previous, root_smoothing=0,
+            softness=float(chain.softness), smoothing=None, **_strategy_options(rig, world_scale))
+        end, reached = result.end.tolist(), result.solved_target.tolist()
+        tip, solved = to_world(*end), to_world(*reached)
+        target = inputs.target
+        error = math.sqrt(sum((tip[i] - target[i]) ** 2 for i in range(3)))
+        if error < self.resolution * world_scale:
+            error = 0.0
+        ox, oy = result.root_offset.tolist()
+        (ax0, ax1, ax2), (ay0, ay1, ay2) = self.axes
+        values = [inputs.frame, float(result.shoulder_angle) - self.rest[0], float(result.elbow_angle) - self.rest[1],
+                  ox * ax0 + oy * ay0, ox * ax1 + oy * ay1, ox * ax2 + oy * ay2, float(result.stretch), error,
+                  float(result.sensitivity) / max(world_scale, 1e-12), *tip, *target, *solved]
+        for m in (base, arm, parent_frame):
+            for row in m:
+                values.extend(row)
+        # One array, viewed as the fields: fifteen small arrays cost more than the solve.
+        flat = np.array(values, dtype=np.float64)
+        if not np.isfinite(flat).all():
+            return None
+        base_arr = flat[18:34].reshape(1, 4, 4)
+        return ChainSolution(
+            frames=flat[0:1], valid=np.ones(1, dtype=bool), deltas=flat[1:3].reshape(1, 2),
+            root_offset=flat[3:6].reshape(1, 3), stretch=flat[6:7], error=flat[7:8],
+            flags=np.array([int(result.flags)], dtype=np.int64), sensitivity=flat[8:9],
+            tip_world=flat[9:12].reshape(1, 3), target_world=flat[12:15].reshape(1, 3),
+            solved_target_world=flat[15:18].reshape(1, 3), base=base_arr, state=result.state,
+            armature_world=flat[34:50].reshape(1, 4, 4),
+            parent_frame=None if inputs.upper_location is None else flat[50:66].reshape(1, 4, 4))
+
+
+def _finite(inputs: FrameInputs) -> bool:
+    groups: list[tuple[float, ...]] = [inputs.target, *inputs.armature]
+    for extra in (inputs.pole, inputs.upper_location):
+        if extra is not None:
+            groups.append(extra)
+    if inputs.parent is not None:
+        groups.extend(inputs.parent)
+    return all(abs(v) < NON_FINITE for g in groups for v in g)
+
+
+def _mul(m: Rows, n: Rows) -> Rows:
+    """Product of two affine 4x4 matrices (the last row taken as 0 0 0 1)."""
+    (n00, n01, n02, n03), (n10, n11, n12, n13), (n20, n21, n22, n23) = n[0], n[1], n[2]
+    rows = []
+    for a0, a1, a2, a3 in m[:3]:
+        rows.append((a0 * n00 + a1 * n10 + a2 * n20, a0 * n01 + a1 * n11 + a2 * n21,
+                     a0 * n02 + a1 * n12 + a2 * n22, a0 * n03 + a1 * n13 + a2 * n23 + a3))
+    return (*rows, (0.0, 0.0, 0.0, 1.0))
+
+
+def _shifted(m: Rows, loc: tuple[float, ...]) -> Rows:
+    """``m @ Translation(loc)``."""
+    rows = [(r[0], r[1], r[2], r[3] + r[0] * loc[0] + r[1] * loc[1] + r[2] * loc[2]) for r in m[:3]]
+    return (*rows, (0.0, 0.0, 0.0, 1.0))
+
