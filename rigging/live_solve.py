@@ -14,6 +14,7 @@ are the live preview's cheap fingerprint of "nothing moved".
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,8 @@ from .chain_solve import (
 from .rig import ChainRig
 
 Rows = tuple[tuple[float, ...], ...]  # a 4x4 matrix as Blender's rows
+_VALID = np.ones(1, dtype=bool)  # every solution's ``valid`` (the fast path runs on finite inputs only)
+_VALID.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -134,12 +137,13 @@ class FrameSolver:
         if not math.isfinite(det) or det == 0.0:
             return None
         (x0, x1, x2), (y0, y1, y2) = self.x, self.y
-        wx = tuple((x0 * r0[i] + x1 * r1[i] + x2 * r2[i]) / det for i in range(3))
-        wy = tuple((y0 * r0[i] + y1 * r1[i] + y2 * r2[i]) / det for i in range(3))
+        # The 2D axes pulled back through the inverse: u = wx . (p - origin), v = wy . (p - origin).
+        wx0, wx1, wx2 = ((x0 * r0[i] + x1 * r1[i] + x2 * r2[i]) / det for i in range(3))
+        wy0, wy1, wy2 = ((y0 * r0[i] + y1 * r1[i] + y2 * r2[i]) / det for i in range(3))
 
         def to_2d(p: tuple[float, ...]) -> tuple[float, float]:
             d0, d1, d2 = p[0] - c03, p[1] - c13, p[2] - c23
-            return wx[0] * d0 + wx[1] * d1 + wx[2] * d2, wy[0] * d0 + wy[1] * d1 + wy[2] * d2
+            return wx0 * d0 + wx1 * d1 + wx2 * d2, wy0 * d0 + wy1 * d1 + wy2 * d2
 
         def to_world(u: float, v: float) -> tuple[float, float, float]:
             lx, ly, lz = u * x0 + v * y0, u * x1 + v * y1, u * x2 + v * y2
@@ -169,13 +173,13 @@ class FrameSolver:
         for m in (base, arm, parent_frame):
             for row in m:
                 values.extend(row)
+        if not math.isfinite(math.fsum(values)):  # NaN or inf anywhere (the inputs were below NON_FINITE)
+            return None
         # One array, viewed as the fields: fifteen small arrays cost more than the solve.
         flat = np.array(values, dtype=np.float64)
-        if not np.isfinite(flat).all():
-            return None
         base_arr = flat[18:34].reshape(1, 4, 4)
         return ChainSolution(
-            frames=flat[0:1], valid=np.ones(1, dtype=bool), deltas=flat[1:3].reshape(1, 2),
+            frames=flat[0:1], valid=_VALID, deltas=flat[1:3].reshape(1, 2),
             root_offset=flat[3:6].reshape(1, 3), stretch=flat[6:7], error=flat[7:8],
             flags=np.array([int(result.flags)], dtype=np.int64), sensitivity=flat[8:9],
             tip_world=flat[9:12].reshape(1, 3), target_world=flat[12:15].reshape(1, 3),
@@ -185,13 +189,10 @@ class FrameSolver:
 
 
 def _finite(inputs: FrameInputs) -> bool:
-    groups: list[tuple[float, ...]] = [inputs.target, *inputs.armature]
-    for extra in (inputs.pole, inputs.upper_location):
-        if extra is not None:
-            groups.append(extra)
-    if inputs.parent is not None:
-        groups.extend(inputs.parent)
-    return all(abs(v) < NON_FINITE for g in groups for v in g)
+    """solve_chain's rule (every magnitude below NON_FINITE), with the loops in C: a NaN makes the sum NaN."""
+    values = [*inputs.target, *itertools.chain.from_iterable(inputs.armature), *(inputs.pole or ()),
+              *(inputs.upper_location or ()), *itertools.chain.from_iterable(inputs.parent or ())]
+    return math.isfinite(sum(values)) and max(map(abs, values)) < NON_FINITE
 
 
 def _mul(m: Rows, n: Rows) -> Rows:
