@@ -173,7 +173,7 @@ class FrameSolver:
         for m in (base, arm, parent_frame):
             for row in m:
                 values.extend(row)
-        if not math.isfinite(math.fsum(values)):  # NaN or inf anywhere (the inputs were below NON_FINITE)
+        if not math.isfinite(sum(values)):  # NaN or inf anywhere (the inputs were below NON_FINITE)
             return None
         # One array, viewed as the fields: fifteen small arrays cost more than the solve.
         flat = np.array(values, dtype=np.float64)

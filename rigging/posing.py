@@ -16,7 +16,7 @@ _TWO_PI = 2.0 * math.pi
 
 
 def _unit(axis: np.ndarray) -> tuple[float, float, float]:
-    x, y, z = (float(v) for v in axis)
+    x, y, z = axis.tolist()
     norm = math.sqrt(x * x + y * y + z * z)
     return x / norm, y / norm, z / norm
 
