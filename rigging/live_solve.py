@@ -105,6 +105,7 @@ class FrameSolver:
         self.rest = tuple(float(v) for v in rig.rest_angles)
         self.resolution = ERROR_RESOLUTION * float(np.sum(rig.lengths))
         self._source = rig.lengths
+        self._last: tuple[Any, _Shoulder] | None = None
 
     def made_for(self, rig: ChainRig) -> bool:
         """Whether ``rig`` is the rig this was made from (``dataclasses.replace`` keeps its arrays, a new
@@ -121,7 +122,11 @@ class FrameSolver:
         return solve_chain(rig, np.array([inputs.frame]), inputs.samples(), fps=fps, previous=previous,
                            smooth_root=False)
 
-    def _solve(self, rig: ChainRig, inputs: FrameInputs, previous: Any) -> ChainSolution | None:
+    def _shoulder(self, inputs: FrameInputs) -> _Shoulder | None:
+        """The shoulder frame of these inputs; a drag moves only the target, so the last one is usually it."""
+        key = (inputs.armature, inputs.parent, inputs.upper_location)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
         arm = inputs.armature
         base = self.upper_rest if inputs.parent is None else _mul(inputs.parent, self.parent_to_upper)
         parent_frame = base
@@ -138,31 +143,48 @@ class FrameSolver:
             return None
         (x0, x1, x2), (y0, y1, y2) = self.x, self.y
         # The 2D axes pulled back through the inverse: u = wx . (p - origin), v = wy . (p - origin).
-        wx0, wx1, wx2 = ((x0 * r0[i] + x1 * r1[i] + x2 * r2[i]) / det for i in range(3))
-        wy0, wy1, wy2 = ((y0 * r0[i] + y1 * r1[i] + y2 * r2[i]) / det for i in range(3))
+        wx = tuple((x0 * r0[i] + x1 * r1[i] + x2 * r2[i]) / det for i in range(3))
+        wy = tuple((y0 * r0[i] + y1 * r1[i] + y2 * r2[i]) / det for i in range(3))
+        # A point (u, v) of the 2D frame in world space: origin + u * ex + v * ey.
+        ex = tuple(world[i][0] * x0 + world[i][1] * x1 + world[i][2] * x2 for i in range(3))
+        ey = tuple(world[i][0] * y0 + world[i][1] * y1 + world[i][2] * y2 for i in range(3))
+        matrices: list[float] = [v for m in (base, arm, parent_frame) for row in m for v in row]
+        if not math.isfinite(sum(matrices)):
+            return None
+        flat = np.array(matrices, dtype=np.float64)
+        flat.flags.writeable = False  # shared by the solutions of this shoulder frame
+        shoulder = _Shoulder(origin=(c03, c13, c23), wx=wx, wy=wy, ex=ex, ey=ey,
+                             # World length of one shoulder-space unit: the frame's local +Y (axes_2d's x).
+                             world_scale=math.sqrt(c01 * c01 + c11 * c11 + c21 * c21),
+                             base=flat[0:16].reshape(1, 4, 4), armature=flat[16:32].reshape(1, 4, 4),
+                             parent_frame=None if inputs.upper_location is None else flat[32:48].reshape(1, 4, 4))
+        self._last = (key, shoulder)
+        return shoulder
+
+    def _solve(self, rig: ChainRig, inputs: FrameInputs, previous: Any) -> ChainSolution | None:
+        sh = self._shoulder(inputs)
+        if sh is None:
+            return None
+        (o0, o1, o2), (wx0, wx1, wx2), (wy0, wy1, wy2) = sh.origin, sh.wx, sh.wy
+        (ex0, ex1, ex2), (ey0, ey1, ey2) = sh.ex, sh.ey
 
         def to_2d(p: tuple[float, ...]) -> tuple[float, float]:
-            d0, d1, d2 = p[0] - c03, p[1] - c13, p[2] - c23
+            d0, d1, d2 = p[0] - o0, p[1] - o1, p[2] - o2
             return wx0 * d0 + wx1 * d1 + wx2 * d2, wy0 * d0 + wy1 * d1 + wy2 * d2
 
-        def to_world(u: float, v: float) -> tuple[float, float, float]:
-            lx, ly, lz = u * x0 + v * y0, u * x1 + v * y1, u * x2 + v * y2
-            return (c00 * lx + c01 * ly + c02 * lz + c03, c10 * lx + c11 * ly + c12 * lz + c13,
-                    c20 * lx + c21 * ly + c22 * lz + c23)
-
-        # World length of one shoulder-space unit: the shoulder frame's local +Y (axes_2d's x) in world space.
-        world_scale = math.sqrt(c01 * c01 + c11 * c11 + c21 * c21)
         chain = rig.chain
         a, b = self.lengths
+        world_scale = sh.world_scale
         result = solver.solve_two_bone(
             np.array(to_2d(inputs.target)), a, b, bend=int(chain.bend),
             pole=None if inputs.pole is None else to_2d(inputs.pole), limits=_limits(rig),
             inner_softness=float(chain.inner_softness), previous=previous, root_smoothing=0,
             softness=float(chain.softness), smoothing=None, **_strategy_options(rig, world_scale))
-        end, reached = result.end.tolist(), result.solved_target.tolist()
-        tip, solved = to_world(*end), to_world(*reached)
+        (u, v), (su, sv) = result.end.tolist(), result.solved_target.tolist()
+        tip = (o0 + u * ex0 + v * ey0, o1 + u * ex1 + v * ey1, o2 + u * ex2 + v * ey2)
+        solved = (o0 + su * ex0 + sv * ey0, o1 + su * ex1 + sv * ey1, o2 + su * ex2 + sv * ey2)
         target = inputs.target
-        error = math.sqrt(sum((tip[i] - target[i]) ** 2 for i in range(3)))
+        error = math.sqrt((tip[0] - target[0]) ** 2 + (tip[1] - target[1]) ** 2 + (tip[2] - target[2]) ** 2)
         if error < self.resolution * world_scale:
             error = 0.0
         ox, oy = result.root_offset.tolist()
@@ -170,22 +192,32 @@ class FrameSolver:
         values = [inputs.frame, float(result.shoulder_angle) - self.rest[0], float(result.elbow_angle) - self.rest[1],
                   ox * ax0 + oy * ay0, ox * ax1 + oy * ay1, ox * ax2 + oy * ay2, float(result.stretch), error,
                   float(result.sensitivity) / max(world_scale, 1e-12), *tip, *target, *solved]
-        for m in (base, arm, parent_frame):
-            for row in m:
-                values.extend(row)
         if not math.isfinite(sum(values)):  # NaN or inf anywhere (the inputs were below NON_FINITE)
             return None
         # One array, viewed as the fields: fifteen small arrays cost more than the solve.
         flat = np.array(values, dtype=np.float64)
-        base_arr = flat[18:34].reshape(1, 4, 4)
         return ChainSolution(
             frames=flat[0:1], valid=_VALID, deltas=flat[1:3].reshape(1, 2),
             root_offset=flat[3:6].reshape(1, 3), stretch=flat[6:7], error=flat[7:8],
             flags=np.array([int(result.flags)], dtype=np.int64), sensitivity=flat[8:9],
             tip_world=flat[9:12].reshape(1, 3), target_world=flat[12:15].reshape(1, 3),
-            solved_target_world=flat[15:18].reshape(1, 3), base=base_arr, state=result.state,
-            armature_world=flat[34:50].reshape(1, 4, 4),
-            parent_frame=None if inputs.upper_location is None else flat[50:66].reshape(1, 4, 4))
+            solved_target_world=flat[15:18].reshape(1, 3), base=sh.base, state=result.state,
+            armature_world=sh.armature, parent_frame=sh.parent_frame)
+
+
+@dataclass(frozen=True)
+class _Shoulder:
+    """One shoulder frame in world space, ready for targets: what a drag of the target alone does not change."""
+
+    origin: tuple[float, ...]  # the upper bone's head, world space
+    wx: tuple[float, ...]  # u = wx . (p - origin) for a world point p (the inverse frame's 2D rows)
+    wy: tuple[float, ...]
+    ex: tuple[float, ...]  # world point = origin + u * ex + v * ey
+    ey: tuple[float, ...]
+    world_scale: float
+    base: np.ndarray  # (1, 4, 4) read-only views, shared by the solutions of this frame
+    armature: np.ndarray
+    parent_frame: np.ndarray | None
 
 
 def _finite(inputs: FrameInputs) -> bool:
