@@ -176,7 +176,9 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     settings, the rest geometry and the pose are taken as they were at the last call.
     """
     key = (armature.name, chain.name)
-    entry = _cache.setdefault(key, ChainPreview())
+    entry = _cache.get(key)
+    if entry is None:  # not setdefault: it would build (and drop) a ChainPreview on every call
+        entry = _cache[key] = ChainPreview()
     try:
         rig = entry.rig
         if rig is not None and entry.inputs is not None and not armature_touched:

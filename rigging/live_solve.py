@@ -70,7 +70,7 @@ def _translation(p: tuple[float, ...]) -> np.ndarray:
 
 
 def _rows(m: Any) -> Rows:
-    return tuple(r[:] for r in m)
+    return m[0][:], m[1][:], m[2][:], m[3][:]
 
 
 def read_inputs(rig: ChainRig, depsgraph: bpy.types.Depsgraph, frame: float) -> FrameInputs:

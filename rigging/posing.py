@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import bpy
 import numpy as np
 
 from ..solver.rotations import rotation_property
@@ -48,8 +47,8 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
     """
     pose = rig.armature.pose.bones
     deltas = sol.deltas[index].tolist()
-    for j, name in enumerate(rig.bone_names):
-        pb: bpy.types.PoseBone = pose[name]
+    bones = [pose[name] for name in rig.bone_names]
+    for j, pb in enumerate(bones):
         mode = pb.rotation_mode
         delta = deltas[j]
         if mode == "QUATERNION" and math.isfinite(delta):
@@ -61,11 +60,11 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
             current = np.array(getattr(pb, prop), dtype=np.float64)
             _, values = rotation_channels(rig, j, mode, sol.deltas[index:index + 1 or None, j], previous=current)
             setattr(pb, prop, values[0].tolist())
-    upper = pose[rig.bone_names[0]]
-    if rig.chain.limit_strategy == "MOVE_ROOT":
+    upper, lower = bones[0], bones[-1]
+    strategy = rig.chain.limit_strategy
+    if strategy == "MOVE_ROOT":
         upper.location = sol.root_offset[index].tolist()
-    if rig.chain.limit_strategy == "STRETCH":
+    elif strategy == "STRETCH":
         upper.scale = [float(sol.stretch[index])] * 3
-    lower = pose[rig.bone_names[-1]]
     lower[ERROR_PROP] = float(sol.error[index])
     lower[FLAGS_PROP] = int(sol.flags[index])
