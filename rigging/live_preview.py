@@ -57,6 +57,7 @@ class ChainPreview:
     arm_world: np.ndarray = field(default_factory=lambda: np.eye(4))  # armature world matrix of the solve
     solver: live_solve.FrameSolver | None = None  # the rig's rest geometry as floats, for the one-frame solve
     checked: tuple[Any, ...] | None = None  # (armature, parent) matrices of the last passed parent-scale check
+    posed_with: str | None = None  # the limit strategy of the last pose write (which channels it owned)
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
 
     def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
@@ -186,6 +187,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             if rig.armature != armature or rig.chain != chain:  # other wrappers of the same data (cheap check)
                 rig = dataclasses.replace(rig, armature=armature, chain=chain)
         else:
+            _give_back(entry, chain)
             settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
             if rig is not None:
                 rig = dataclasses.replace(rig, armature=armature, chain=chain)
@@ -228,9 +230,26 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         # Keys (a frame change, an edited action) may have overwritten the pose: only then is it re-read.
         if entry.written is None or (armature_touched and not _same_pose(entry.written, _pose_snapshot(rig))):
             posing.apply_frame(rig, entry.solution, 0)
-            entry.written = _pose_snapshot(rig)
+            entry.written, entry.posed_with = _pose_snapshot(rig), chain.limit_strategy
             stats["poses"] += 1
         _posed_armatures.add(armature.name)
+
+
+def _give_back(entry: ChainPreview, chain: bpy.types.PropertyGroup) -> None:
+    """The strategy changed away from Stretch or Move Root: set the scale or location the preview wrote back to
+    rest (as a re-bake removes those keys), or the chain would refuse its own scale or read its own offset as the
+    user's. A value changed since by someone else is left alone."""
+    rig, written, was = entry.rig, entry.written, entry.posed_with
+    if rig is None or written is None or was == chain.limit_strategy or was not in ("STRETCH", "MOVE_ROOT"):
+        return
+    entry.posed_with = None
+    upper = rig.armature.pose.bones.get(rig.bone_names[0])
+    if upper is None:
+        return
+    if was == "STRETCH" and _same_pose(written[-3:], tuple(upper.scale)):
+        upper.scale = (1.0, 1.0, 1.0)
+    if was == "MOVE_ROOT" and _same_pose(written[-6:-3], tuple(upper.location)):
+        upper.location = (0.0, 0.0, 0.0)
 
 
 def _release(armature: bpy.types.Object) -> None:

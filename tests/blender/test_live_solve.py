@@ -280,3 +280,43 @@ def test_settings_changed_between_drags_are_used(live_arm) -> None:  # type: ign
     world = np.array(rig.armature.matrix_world)
     tip = (world @ np.append(np.array(pb[rig.lower].tail), 1.0))[:3]
     assert np.linalg.norm(tip - np.array(target.matrix_world.translation)) < 1e-4 * rig.length * 1.3
+
+
+@pytest.mark.parametrize("owned", ["STRETCH", "MOVE_ROOT"])
+def test_leaving_stretch_or_move_root_gives_the_channel_back(live_arm, owned: str) -> None:  # type: ignore[no-untyped-def]
+    """Stretch wrote a scale, Move Root a location: switched to Accept, the chain neither refuses that scale as
+    the user's nor reads that offset as the user's location; Blender's tip is where Accept puts it."""
+    rig, target = live_arm
+    chain = rig.armature.soft_ik_2d.chains[0]
+    pb = rig.armature.pose.bones
+    if owned == "MOVE_ROOT":  # Move Root needs an unconnected upper bone
+        rigs.enter_pose_mode(rig)
+        bpy.ops.object.mode_set(mode="EDIT")
+        rig.armature.data.edit_bones[rig.upper].use_connect = False
+        bpy.ops.object.mode_set(mode="POSE")
+    chain.use_elbow_limit, chain.elbow_min, chain.elbow_max = True, -0.2, 0.2
+    chain.limit_strategy, chain.stretch_min, chain.stretch_max, chain.max_root_offset = owned, 0.5, 1.5, 1.0
+    bpy.context.view_layer.update()
+    place_target(rig, target, 1.0, -0.35)
+    if owned == "STRETCH":
+        assert float(pb[rig.upper].scale[0]) < 0.95
+    else:
+        assert np.linalg.norm(np.array(pb[rig.upper].location)) > 0.05
+    chain.limit_strategy = "ACCEPT"
+    bpy.context.view_layer.update()
+    first = joints_world(rig)
+    rig.armature.update_tag()
+    bpy.context.view_layer.update()
+    # The first update after the switch already solved from the rest shoulder (not the offset still evaluated).
+    np.testing.assert_allclose(joints_world(rig), first, atol=1e-6)
+    place_target(rig, target, 1.0, -0.3)
+    entry = pkg("rigging.live_preview").preview_of(rig.armature, chain)
+    assert entry.solution is not None, entry.message
+    np.testing.assert_allclose(np.array(pb[rig.upper].scale), 1.0, atol=1e-6)
+    np.testing.assert_allclose(np.array(pb[rig.upper].location), 0.0, atol=1e-6)
+    # Accept with the elbow held at 0.2 rad: the tip lies on the arm drawn from the rest shoulder.
+    assert float(pb[rig.lower]["soft_ik_error"]) > 0.05
+    world = np.array(rig.armature.matrix_world)
+    shoulder = (world @ np.append(np.array(pb[rig.upper].head), 1.0))[:3]
+    rest_head = (world @ np.append(np.array(rig.armature.data.bones[rig.upper].head_local), 1.0))[:3]
+    np.testing.assert_allclose(shoulder, rest_head, atol=1e-6)
