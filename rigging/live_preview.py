@@ -229,8 +229,8 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     if pose and entry.solution is not None:
         # Keys (a frame change, an edited action) may have overwritten the pose: only then is it re-read.
         if entry.written is None or (armature_touched and not _same_pose(entry.written, _pose_snapshot(rig))):
-            posing.apply_frame(rig, entry.solution, 0)
-            entry.written, entry.posed_with = _pose_snapshot(rig), chain.limit_strategy
+            entry.written = posing.apply_frame(rig, entry.solution, 0)
+            entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
         _posed_armatures.add(armature.name)
 

@@ -39,32 +39,43 @@ def _axis_angle(axis: np.ndarray, delta: float, current: tuple[float, ...]) -> t
     return delta, kx, ky, kz
 
 
-def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
+def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[float, ...]:
     """Set the chain bones' pose channels to frame ``index`` of ``sol`` (no keys are inserted).
 
     The rotation is written in each bone's own rotation mode and continues from the bone's current value, so
-    Euler angles do not jump by 360 degrees.
+    Euler angles do not jump by 360 degrees. Returns the pose as written: each bone's rotation channels, then the
+    upper bone's location and scale (the live preview's record of its own pose, without reading it back).
     """
     pose = rig.armature.pose.bones
     deltas = sol.deltas[index].tolist()
     bones = [pose[name] for name in rig.bone_names]
+    written: list[float] = []
     for j, pb in enumerate(bones):
         mode = pb.rotation_mode
         delta = deltas[j]
+        values: tuple[float, ...]
         if mode == "QUATERNION" and math.isfinite(delta):
-            pb.rotation_quaternion = _quaternion(rig.local_axes[j], delta, pb.rotation_quaternion[:])
+            values = _quaternion(rig.local_axes[j], delta, pb.rotation_quaternion[:])
+            pb.rotation_quaternion = values
         elif mode == "AXIS_ANGLE" and math.isfinite(delta):
-            pb.rotation_axis_angle = _axis_angle(rig.local_axes[j], delta, pb.rotation_axis_angle[:])
+            values = _axis_angle(rig.local_axes[j], delta, pb.rotation_axis_angle[:])
+            pb.rotation_axis_angle = values
         else:
             prop, _size = rotation_property(mode)
             current = np.array(getattr(pb, prop), dtype=np.float64)
-            _, values = rotation_channels(rig, j, mode, sol.deltas[index:index + 1 or None, j], previous=current)
-            setattr(pb, prop, values[0].tolist())
+            _, channels = rotation_channels(rig, j, mode, sol.deltas[index:index + 1 or None, j], previous=current)
+            values = tuple(channels[0].tolist())
+            setattr(pb, prop, values)
+        written.extend(values)
     upper, lower = bones[0], bones[-1]
     strategy = rig.chain.limit_strategy
+    location, scale = upper.location[:], upper.scale[:]
     if strategy == "MOVE_ROOT":
-        upper.location = sol.root_offset[index].tolist()
+        location = tuple(sol.root_offset[index].tolist())
+        upper.location = location
     elif strategy == "STRETCH":
-        upper.scale = [float(sol.stretch[index])] * 3
+        scale = (float(sol.stretch[index]),) * 3
+        upper.scale = scale
     lower[ERROR_PROP] = float(sol.error[index])
     lower[FLAGS_PROP] = int(sol.flags[index])
+    return (*written, *location, *scale)
