@@ -31,7 +31,6 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..solver.chain_common import ChainState
-from ..solver.flag_names import is_two_bone
 from ..solver.spaces import shoulder_local_basis
 from . import chain_checks, linked_data, live_solve, posing, sampling
 from .chain_solve import ChainSolution
@@ -163,10 +162,9 @@ def _continuing(state: Any, rig: ChainRig) -> Any:
     Switching a chain between ANALYTIC and CCD/FABRIK, or changing its length, leaves the other solver's state
     in the cache; handing it over made the handler raise and kept the old solution (and its flags) on show.
     """
-    two_bone = is_two_bone(rig.chain.solver, len(rig.bone_names))
     if isinstance(state, ChainState):
-        return state if not two_bone and len(state.angles) == len(rig.bone_names) else None
-    return state if two_bone else None
+        return state if not rig.two_bone and len(state.angles) == len(rig.bone_names) else None
+    return state if rig.two_bone else None
 
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
@@ -217,7 +215,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         try:
             sol = entry.solver.solve(rig, reads, fps=scene.render.fps / scene.render.fps_base,
                                      previous=_continuing(entry.state, rig))
-        except ValueError as err:
+        except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return
         stats["solves"] += 1

@@ -1,11 +1,12 @@
-"""One frame of :func:`chain_solve.solve_chain` in plain floats: the live preview's drag updates.
+"""One frame of :func:`solver.chain_step.solve_chain` in plain floats: the live preview's drag updates.
 
-``solve_chain`` is written for thousands of frames; on one frame its ~100 small numpy calls cost about twenty
-times the solve itself (~1 ms per chain on a busy machine, against a 0.2 ms budget). For an analytic two-bone
-chain this module computes the same :class:`ChainSolution` from the same inputs with Python floats and one call of
-the solver's single-target path (``solver.solve_two_bone`` on a ``(2,)`` target), so the solve is the bake's and
-only the matrix glue is written twice. ``tests/blender/test_live_solve.py`` compares every field with
-``solve_chain`` on randomized rigs (planes, parents with scale, poles, limits, strategies, upper bone locations).
+``solve_chain`` (``rigging.chain_solve``, the bake's) is written for thousands of frames; on one frame its ~100
+small numpy calls cost about twenty times the solve itself (~1 ms per chain on a busy machine, against a 0.2 ms
+budget). For an analytic two-bone chain this module computes the same :class:`ChainSolution` from the same inputs
+with Python floats and one call of the solver's single-target path (``solver.solve_two_bone`` on a ``(2,)``
+target), so the solve is the bake's and only the matrix glue is written twice. ``tests/blender/test_live_solve.py``
+compares every field with ``solve_chain`` on randomized rigs (planes, parents with scale, poles, limits,
+strategies, upper bone locations).
 
 Everything else goes through ``solve_chain`` (CCD/FABRIK chains, non-finite or singular inputs), so its messages
 and fallbacks stay the only ones. The inputs are read as tuples (:func:`read_inputs`): compared as they are, they
@@ -23,18 +24,8 @@ import bpy
 import numpy as np
 
 from .. import solver
-from ..solver.flag_names import is_two_bone
-from ..solver.spaces import shoulder_local_basis
-from .chain_solve import (
-    ERROR_RESOLUTION,
-    NON_FINITE,
-    ChainSamples,
-    ChainSolution,
-    _limits,
-    _strategy_options,
-    axes_2d,
-    solve_chain,
-)
+from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, _strategy_options, limits_of
+from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 
 Rows = tuple[tuple[float, ...], ...]  # a 4x4 matrix as Blender's rows
@@ -81,10 +72,10 @@ def read_inputs(rig: ChainRig, depsgraph: bpy.types.Depsgraph, frame: float) -> 
     if rig.parent_name is not None:
         parent = _rows(arm_eval.pose.bones[rig.parent_name].matrix)
     pole = None if chain.pole is None else chain.pole.evaluated_get(depsgraph).matrix_world.translation[:]
-    # The upper bone's own location moves the shoulder, unless Move Root owns (and writes) that channel or the
-    # bone is connected (Blender ignores its location).
+    # The upper bone's own location moves the shoulder, unless the chain owns (and writes) that channel (Move
+    # Root) or the bone is connected (Blender ignores its location).
     location = None
-    if chain.limit_strategy != "MOVE_ROOT" and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
+    if rig.location_bone is None and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
         loc = arm_eval.pose.bones[rig.bone_names[0]].location[:]
         location = loc if any(loc) else None
     return FrameInputs(float(frame), _rows(arm_eval.matrix_world),
@@ -95,10 +86,10 @@ class FrameSolver:
     """The rest geometry of one rig as floats, and its one-frame solve."""
 
     def __init__(self, rig: ChainRig) -> None:
-        self.two_bone = is_two_bone(rig.chain.solver, len(rig.bone_names))
-        x, y = shoulder_local_basis(rig.local_axes[0])
+        self.two_bone = rig.two_bone
+        x, y = rig.shoulder_basis
         self.x, self.y = tuple(x.tolist()), tuple(y.tolist())
-        self.axes = tuple(tuple(r) for r in axes_2d(rig).tolist())
+        self.axes = tuple(tuple(r) for r in rig.axes_2d.tolist())
         self.upper_rest = _rows(rig.upper_rest.tolist())
         self.parent_to_upper = _rows(rig.parent_to_upper.tolist())
         self.lengths = tuple(float(v) for v in rig.lengths)
@@ -172,14 +163,15 @@ class FrameSolver:
             d0, d1, d2 = p[0] - o0, p[1] - o1, p[2] - o2
             return wx0 * d0 + wx1 * d1 + wx2 * d2, wy0 * d0 + wy1 * d1 + wy2 * d2
 
-        chain = rig.chain
+        s = rig.settings
         a, b = self.lengths
         world_scale = sh.world_scale
+        # chain_step._solve_one's call for one frame (a single target is not filtered: no smoothing).
         result = solver.solve_two_bone(
-            np.array(to_2d(inputs.target)), a, b, bend=int(chain.bend),
-            pole=None if inputs.pole is None else to_2d(inputs.pole), limits=_limits(rig),
-            inner_softness=float(chain.inner_softness), previous=previous, root_smoothing=0,
-            softness=float(chain.softness), smoothing=None, **_strategy_options(rig, world_scale))
+            np.array(to_2d(inputs.target)), a, b, bend=int(s.bend),
+            pole=None if inputs.pole is None else to_2d(inputs.pole), limits=limits_of(rig),
+            inner_softness=float(s.inner_softness), previous=previous, root_smoothing=0,
+            softness=float(s.softness), smoothing=None, **_strategy_options(s, world_scale))
         (u, v), (su, sv) = result.end.tolist(), result.solved_target.tolist()
         tip = (o0 + u * ex0 + v * ey0, o1 + u * ex1 + v * ey1, o2 + u * ex2 + v * ey2)
         solved = (o0 + su * ex0 + sv * ey0, o1 + su * ex1 + sv * ey1, o2 + su * ex2 + sv * ey2)
