@@ -175,7 +175,7 @@ ARMATURE_NOT_FOUND = ("'{file}': no armature named '{name}' with Soft IK chains 
                       "check --armature")
 CHAIN_NOT_FOUND = "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain"
 NONE_FOUND = "none"
-PROGRESS_BAKED = ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused, largest error "
+PROGRESS_BAKED = ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
                   "{error:.6g}{saved} ({seconds:.1f} s)")
 PROGRESS_SAVED = ", saved to {path}"
 PROGRESS_NOT_SAVED = ", not saved (no --save or --output-dir)"

@@ -58,8 +58,9 @@ def progress_line(entry: dict[str, Any], index: int, count: int, saving: bool = 
     saved = (say(msg.PROGRESS_SAVED, path=entry["saved"]) if entry.get("saved")
              else say(msg.PROGRESS_NOT_SAVED) if baked and not saving else "")
     error = max((c["error_max"] for c in baked), default=0.0)
-    return say(msg.PROGRESS_BAKED, index=index, count=count, file=name, baked=len(baked),
-               refused=len(chains) - len(baked), error=error, saved=saved, seconds=seconds)
+    refused = [f"{c['armature']}/{c['chain']}" for c in chains if c["status"] != "baked"]
+    return say(msg.PROGRESS_BAKED, index=index, count=count, file=name, baked=len(baked), refused=len(refused),
+               names=f" ({', '.join(refused)})" if refused else "", error=error, saved=saved, seconds=seconds)
 
 
 def _ok(entry: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ import bpy
 
 from . import messages as msg
 from .messages import say
+from .pipeline_shot import new_entry
 
 # The add-on's root package: bl_ext.<repository>.soft_ik_2d.
 ADDON_PACKAGE = __package__.rpartition(".")[0] if __package__ else "soft_ik_2d"
@@ -56,6 +57,10 @@ def _tail(path: str) -> str:
 
 def _run_one(path: str, argv: Sequence[str], options_timeout: float | None, blender: str | None,
              scratch: str, index: int) -> dict[str, Any]:
+    if not os.path.isfile(path):  # no need to start Blender to say so
+        entry = new_entry(os.path.abspath(path))
+        entry.update(error=say(msg.FILE_MISSING, file=path), process_seconds=0.0, exit_status=None)
+        return entry
     report = os.path.join(scratch, f"{index}.json")
     log = os.path.join(scratch, f"{index}.log")
     started = time.perf_counter()
@@ -78,10 +83,9 @@ def _run_one(path: str, argv: Sequence[str], options_timeout: float | None, blen
         except (OSError, ValueError):
             entry = None
     if entry is None:
-        entry = {"file": os.path.abspath(path), "status": "failed", "saved": None, "chains": [],
-                 "error": (say(msg.FILE_TIMED_OUT, file=path, seconds=options_timeout) if timed_out
-                           else say(msg.FILE_CRASHED, file=path, status=status)),
-                 "log": _tail(log)}
+        entry = new_entry(os.path.abspath(path))
+        entry.update(error=(say(msg.FILE_TIMED_OUT, file=path, seconds=options_timeout) if timed_out
+                            else say(msg.FILE_CRASHED, file=path, status=status)), log=_tail(log))
     entry["process_seconds"] = seconds
     entry["exit_status"] = status
     return entry

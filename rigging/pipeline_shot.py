@@ -37,7 +37,8 @@ class Options:
     blender: str | None = None  # the binary worker processes run (default: this Blender)
 
 
-def _entry(path: str) -> dict[str, Any]:
+def new_entry(path: str) -> dict[str, Any]:
+    """A file's report entry before anything is known (the fields README \"Pipelines\" lists)."""
     return {"file": path, "status": "failed", "error": None, "saved": None, "frame_start": None,
             "frame_end": None, "scene": None, "autoexec": False, "autoexec_blocked": None, "stepped_inputs": {},
             "chains": [], "seconds": 0.0}
@@ -169,7 +170,7 @@ def bake_shot(path: str, options: Options) -> dict[str, Any]:
     """Open, bake and save one file in this Blender; returns its report entry (never raises for the file's
     faults). A file where no chain bakes is not saved: it stays exactly as it was."""
     started = time.perf_counter()
-    entry = _entry(os.path.abspath(path))
+    entry = new_entry(os.path.abspath(path))
     entry["autoexec"] = options.enable_autoexec
     entry["error"] = _open(path, options)
     if entry["error"] is None:

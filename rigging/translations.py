@@ -486,9 +486,9 @@ ZH: dict[str, str] = {
     "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain":
         "'{file}'：所选骨架上没有名为 '{name}' 的 Soft IK 链（找到：{found}）；请检查 --chain",
     "none": "无",
-    ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused, largest error "
+    ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
      "{error:.6g}{saved} ({seconds:.1f} s)"):
-        "[{index}/{count}] {file}：已烘焙 {baked} 条链，拒绝 {refused} 条，最大误差 {error:.6g}{saved}"
+        "[{index}/{count}] {file}：已烘焙 {baked} 条链，拒绝 {refused} 条{names}，最大误差 {error:.6g}{saved}"
         "（{seconds:.1f} 秒）",
     ", saved to {path}": "，已保存到 {path}",
     ", not saved (no --save or --output-dir)": "，未保存（没有 --save 或 --output-dir）",

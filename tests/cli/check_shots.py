@@ -29,8 +29,8 @@ for item in json.load(open(truth_path))[os.path.basename(path)]:
         lower = arm.pose.bones["Lower"]
         tail = arm.matrix_world @ lower.tail
         goal = target.matrix_world.translation
-        rows.append({"frame": f, "distance": (tail - goal).length, "keyed_error": float(lower.get("soft_ik_error", -1.0)),
-                     "target": list(goal)})
+        rows.append({"frame": f, "distance": (tail - goal).length,
+                     "keyed_error": float(lower.get("soft_ik_error", -1.0)), "target": list(goal)})
     ad = arm.animation_data
     result[item["chain"]] = {"rows": rows, "has_action": ad is not None and ad.action is not None}
 with open(out_path, "w") as f:

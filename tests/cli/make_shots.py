@@ -5,7 +5,8 @@
 - ``good_a.blend``: one arm reaching for an Empty keyed on a circle (always in reach), frames 1-24.
 - ``good_b.blend``: two armatures, one chain each, frames 1-30.
 - ``bad.blend``: one chain whose lower bone has an acting Copy Rotation constraint (refused by name).
-- ``driver.blend``: the arm of ``good_a`` whose target's X is moved by a Python-expression driver.
+- ``driver.blend``: the arm of ``good_a`` whose target's X is moved by a Python-expression driver, and a
+  registered text block that leaves a mark (``AUTORUN_RAN`` next to OUT_DIR) when the file's scripts run.
 - ``truncated.blend``: the first half of ``good_a.blend``'s bytes.
 Also ``truth.json``: per file and chain, what the tests compare playback against (chain, armature, target).
 """
@@ -79,9 +80,14 @@ def main() -> None:
     target = bpy.data.objects["RigTarget"]
     driver = target.driver_add("location", 0).driver
     driver.type = "SCRIPTED"
-    # Not one of Blender's simple expressions (__import__ is not in the drivers' namespace): it runs only with auto-run on.
+    # Not one of Blender's simple expressions (__import__ is not in the drivers' namespace): it runs only with
+    # auto-run on.
     driver.expression = "1.0 + 0.3 * __import__('math').sin(frame / 4)"
     assert not driver.is_simple_expression
+    # A registered script runs when the file loads with auto-run on: the tests look for its mark.
+    text = bpy.data.texts.new("on_load.py")
+    text.write(f"open({str(OUT.parent / 'AUTORUN_RAN')!r}, 'w').write('ran')\n")
+    text.use_module = True
     save("driver.blend")
     truth["driver.blend"] = truth["good_a.blend"]
 

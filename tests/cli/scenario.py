@@ -145,6 +145,7 @@ def test_refused_files_unchanged() -> None:
     for name in ("bad.blend", "driver.blend", "truncated.blend"):
         assert sha(folder / name) == before[name], name
     assert sha(folder / "good_a.blend") != before["good_a.blend"]
+    assert not (WORK / "AUTORUN_RAN").exists(), "the file's script ran: auto-run was on"
 
 
 def _normal(report: dict) -> list[dict]:
@@ -211,6 +212,7 @@ def test_autoexec_preference_ignored_flag_honoured() -> None:
         assert proc.returncode == 1
         assert "needs auto-run" in json.loads(report.read_text())["files"][0]["chains"][0]["message"]
         assert sha(folder / "driver.blend") == before
+        assert not (WORK / "AUTORUN_RAN").exists(), "the file's script ran: auto-run was on"
     finally:
         run(BLENDER, "--background", "--python-expr",
             "import bpy; bpy.context.preferences.filepaths.use_scripts_auto_execute = False; "
@@ -219,6 +221,7 @@ def test_autoexec_preference_ignored_flag_honoured() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     entry = json.loads(report.read_text())["files"][0]
     assert entry["status"] == "baked" and entry["autoexec"], entry
+    assert (WORK / "AUTORUN_RAN").exists(), "--enable-autoexec did not run the file's script"
     assert_baked_true(folder / "driver.blend", entry, autoexec=True)
     # The driver really moved the target (so the check above is not a still target).
     xs = [r["target"][0] for r in playback(folder / "driver.blend", autoexec=True)["RigArm"]["rows"]]
