@@ -38,7 +38,7 @@ class Options:
 
 
 def new_entry(path: str) -> dict[str, Any]:
-    """A file's report entry before anything is known (the fields README \"Pipelines\" lists)."""
+    """A file's report entry before anything is known (the fields README "Pipelines" lists)."""
     return {"file": path, "status": "failed", "error": None, "saved": None, "frame_start": None,
             "frame_end": None, "scene": None, "autoexec": False, "autoexec_blocked": None, "stepped_inputs": {},
             "chains": [], "seconds": 0.0}
