@@ -58,9 +58,9 @@ def _tail(path: str) -> str:
 def _run_one(path: str, argv: Sequence[str], options_timeout: float | None, blender: str | None,
              scratch: str, index: int) -> dict[str, Any]:
     if not os.path.isfile(path):  # no need to start Blender to say so
-        entry = new_entry(os.path.abspath(path))
-        entry.update(error=say(msg.FILE_MISSING, file=path), process_seconds=0.0, exit_status=None)
-        return entry
+        missing = new_entry(os.path.abspath(path))
+        missing.update(error=say(msg.FILE_MISSING, file=path), process_seconds=0.0, exit_status=None)
+        return missing
     report = os.path.join(scratch, f"{index}.json")
     log = os.path.join(scratch, f"{index}.log")
     started = time.perf_counter()
