@@ -53,7 +53,8 @@ def parser() -> argparse.ArgumentParser:
                     "of their Python scripts off. Exit status 1 when any chain was refused or any file failed.")
     bake.add_argument("files", nargs="+", metavar="SHOT.blend")
     bake.add_argument("--frames", type=_frames, metavar="START-END",
-                      help="frames to bake (default: each scene's range, or its preview range when on)")
+                      help="frames to bake (default: each scene's range, or its preview range when on); "
+                           "a negative start needs the = form: --frames=-10-40")
     where = bake.add_mutually_exclusive_group()
     where.add_argument("--save", action="store_true", help="save each baked file in place")
     where.add_argument("--output-dir", metavar="DIR", help="save each baked file into DIR (same file name)")

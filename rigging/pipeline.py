@@ -34,7 +34,8 @@ def options_argv(options: Options) -> list[str]:
     """The command-line flags that give ``options`` (what each worker process is told)."""
     argv: list[str] = []
     if options.frames is not None:
-        argv += ["--frames", f"{options.frames[0]}-{options.frames[1]}"]
+        # One word: a negative start frame would otherwise read as an option.
+        argv.append(f"--frames={options.frames[0]}-{options.frames[1]}")
     if options.save:
         argv.append("--save")
     if options.output_dir:

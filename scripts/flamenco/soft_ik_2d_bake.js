@@ -42,7 +42,8 @@ function sharedArgs(settings) {
         if (!/^-?\d+--?\d+$/.test(String(settings.frames).trim())) {
             throw `frames must be START-END, got "${settings.frames}"`;
         }
-        args.push("--frames", String(settings.frames).trim());
+        // One word: a negative start frame would otherwise read as an option.
+        args.push(`--frames=${String(settings.frames).trim()}`);
     }
     if (settings.output_dir) {
         args.push("--output-dir", settings.output_dir);

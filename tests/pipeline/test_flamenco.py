@@ -50,7 +50,7 @@ def test_every_setting_becomes_its_flag() -> None:
     lines = command_lines(shots=" /s/a.blend ; /t/a.blend;", report_dir="/r", frames="-5-120", output_dir="/baked",
                           armatures="Hero, Sidekick", chains="ArmL", enable_autoexec=True,
                           blender_cmd="/opt/blender-4.2/blender")
-    common = ["--frames", "-5-120", "--output-dir", "/baked", "--armature", "Hero", "--armature", "Sidekick",
+    common = ["--frames=-5-120", "--output-dir", "/baked", "--armature", "Hero", "--armature", "Sidekick",
               "--chain", "ArmL", "--enable-autoexec"]
     assert lines == [
         ["/opt/blender-4.2/blender", "--command", "soft_ik_2d", "bake", "/s/a.blend", *common, "--report", "/r/a.json"],
