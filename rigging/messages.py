@@ -177,6 +177,7 @@ CHAIN_NOT_FOUND = "'{file}': no Soft IK chain named '{name}' on the selected arm
 NONE_FOUND = "none"
 PROGRESS_BAKED = ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
                   "{error:.6g}{saved} ({seconds:.1f} s)")
+PROGRESS_NONE_BAKED = "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)"
 PROGRESS_SAVED = ", saved to {path}"
 PROGRESS_NOT_SAVED = ", not saved (no --save or --output-dir)"
 PROGRESS_FAILED = "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)"

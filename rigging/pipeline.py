@@ -60,8 +60,12 @@ def progress_line(entry: dict[str, Any], index: int, count: int, saving: bool = 
              else say(msg.PROGRESS_NOT_SAVED) if baked and not saving else "")
     error = max((c["error_max"] for c in baked), default=0.0)
     refused = [f"{c['armature']}/{c['chain']}" for c in chains if c["status"] != "baked"]
+    names = f" ({', '.join(refused)})" if refused else ""
+    if not baked:
+        return say(msg.PROGRESS_NONE_BAKED, index=index, count=count, file=name, refused=len(refused), names=names,
+                   seconds=seconds)
     return say(msg.PROGRESS_BAKED, index=index, count=count, file=name, baked=len(baked), refused=len(refused),
-               names=f" ({', '.join(refused)})" if refused else "", error=error, saved=saved, seconds=seconds)
+               names=names, error=error, saved=saved, seconds=seconds)
 
 
 def _ok(entry: dict[str, Any]) -> bool:

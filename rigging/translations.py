@@ -490,6 +490,8 @@ ZH: dict[str, str] = {
      "{error:.6g}{saved} ({seconds:.1f} s)"):
         "[{index}/{count}] {file}：已烘焙 {baked} 条链，拒绝 {refused} 条{names}，最大误差 {error:.6g}{saved}"
         "（{seconds:.1f} 秒）",
+    "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)":
+        "[{index}/{count}] {file}：没有链被烘焙，拒绝 {refused} 条{names}；未保存（{seconds:.1f} 秒）",
     ", saved to {path}": "，已保存到 {path}",
     ", not saved (no --save or --output-dir)": "，未保存（没有 --save 或 --output-dir）",
     "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)":
