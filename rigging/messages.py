@@ -169,6 +169,8 @@ FILE_UNREADABLE = "'{file}' could not be opened as a .blend file (corrupt or tru
 FILE_CRASHED = ("Blender ended without a report while baking '{file}' (exit status {status}; it crashed or was "
                 "killed); the other files were baked on their own")
 FILE_TIMED_OUT = "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone"
+FILE_INTERNAL_ERROR = ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please "
+                       "report it with the 'log' of this file's report entry")
 FILE_NOT_SAVED = "'{file}' was baked but could not be saved to '{path}': {reason}"
 NO_CHAINS_IN_FILE = "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked"
 ARMATURE_NOT_FOUND = ("'{file}': no armature named '{name}' with Soft IK chains in scene '{scene}' (found: {found}); "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,7 +175,11 @@ def bake_shot(path: str, options: Options) -> dict[str, Any]:
     entry["autoexec"] = options.enable_autoexec
     entry["error"] = _open(path, options)
     if entry["error"] is None:
-        _bake_open_file(path, options, entry)
+        try:
+            _bake_open_file(path, options, entry)
+        except Exception as err:  # one file's bug must not stop the others; nothing was saved
+            entry.update(status="failed", saved=None, chains=[], log=traceback.format_exc()[-4000:],
+                         error=say(msg.FILE_INTERNAL_ERROR, file=path, reason=f"{type(err).__name__}: {err}"))
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
 

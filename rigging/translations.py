@@ -476,6 +476,9 @@ ZH: dict[str, str] = {
         "烘焙 '{file}' 时 Blender 未留下报告就结束了（退出状态 {status}；崩溃或被终止）；其他文件已各自烘焙",
     "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone":
         "烘焙 '{file}' 超过了 {seconds} 秒，已被停止；请增大 --timeout 或单独烘焙它",
+    ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please report it with "
+     "the 'log' of this file's report entry"):
+        "烘焙 '{file}' 时遇到意外错误（{reason}）而停止；文件未保存。请附上此文件报告条目中的 'log' 报告该问题",
     "'{file}' was baked but could not be saved to '{path}': {reason}":
         "'{file}' 已烘焙，但无法保存到 '{path}'：{reason}",
     "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked":
