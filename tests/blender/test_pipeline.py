@@ -116,3 +116,29 @@ def test_command_line_arguments(tmp_path: Path) -> None:
     assert cli.main(["bake", str(missing), "--report", str(tmp_path / "r.json")]) == 1
     entry = json.loads((tmp_path / "r.json").read_text())["files"][0]
     assert entry["status"] == "failed" and "does not exist" in entry["error"]
+
+
+def test_chain_dropped_by_the_solve_named_others_baked(tmp_path: Path) -> None:
+    """A chain whose target is never finite is refused by the solve (not by the checks): it is named with its
+    message, the other chain of the file bakes, and the file is saved (status partial)."""
+    pipeline = harness.package("rigging.pipeline")
+    shot = tmp_path / "two.blend"
+    _shot(shot)
+    bpy.ops.wm.open_mainfile(filepath=str(shot))
+    other = rigs.build_arm("Other", shoulder=(4.0, 1.5), rest_bend_deg=25.0)
+    lost = rigs.circle_target(other, FRAMES, lambda f: 1.0, lambda f: 0.2 * f, name="Lost")
+    for fc in harness.package("rigging.anim_keys").iter_fcurves(lost):
+        for kp in fc.keyframe_points:
+            kp.co.y = kp.handle_left.y = kp.handle_right.y = float("nan")
+    bpy.context.scene.frame_set(FRAMES[0])
+    rigs.add_chain(other, lost).name = "LostArm"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.wm.save_mainfile()
+    report = pipeline.bake_files([str(shot)], pipeline.Options(save=True), progress=None)
+    (entry,) = report["files"]
+    assert not report["ok"] and entry["status"] == "partial" and entry["saved"] == str(shot), entry
+    chains = {c["chain"]: c for c in entry["chains"]}
+    assert chains["Arm"]["status"] == "baked"
+    assert chains["LostArm"]["status"] == "refused" and "LostArm" in chains["LostArm"]["message"], chains
+    assert "finite" in chains["LostArm"]["message"]
+    assert _playback(shot).max() < 1e-4 * 1.8
