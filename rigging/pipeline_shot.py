@@ -119,7 +119,7 @@ def _solve(context: bpy.types.Context, batch: Batch, frames: np.ndarray,
     """:func:`batch.solve_batch`, with the chains it drops named in ``entries`` with their messages."""
     before, known = list(batch.rigs), len(batch.refused)
     solutions = solve_batch(context, batch, frames)
-    dropped = [rig for rig in before if rig not in batch.rigs]
+    dropped = [rig for rig in before if not any(rig is kept for kept in batch.rigs)]
     new = batch.refused[known:]
     for i, rig in enumerate(dropped):
         mine = [m for m in new if rig.label in m] or ([new[i]] if len(new) == len(dropped) else new)
