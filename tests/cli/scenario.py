@@ -231,16 +231,20 @@ def test_autoexec_preference_ignored_flag_honoured() -> None:
 def test_crashing_process_reported_others_bake() -> None:
     folder = copy_shots("crash")
     shutil.copy(folder / "good_a.blend", folder / "crash_me.blend")
+    shutil.copy(folder / "good_a.blend", folder / "hang_me.blend")
     wrapper = WORK / "crashing_blender.sh"
-    # A Blender that dies from a segmentation fault on one file, as a crash would.
-    wrapper.write_text(f'#!/bin/sh\ncase "$*" in *crash_me*) kill -SEGV $$ ;; esac\nexec {BLENDER} "$@"\n')
+    # A Blender that dies from a segmentation fault on one file, as a crash would, and hangs on another.
+    wrapper.write_text(f'#!/bin/sh\ncase "$*" in *crash_me*) kill -SEGV $$ ;; *hang_me*) exec sleep 600 ;; esac\n'
+                       f'exec {BLENDER} "$@"\n')
     wrapper.chmod(0o755)
     report = WORK / "report_crash.json"
-    proc = bake(str(folder / "crash_me.blend"), str(folder / "good_a.blend"), "--save", "--jobs", "2",
-                "--blender", str(wrapper), "--report", str(report))
+    proc = bake(str(folder / "crash_me.blend"), str(folder / "hang_me.blend"), str(folder / "good_a.blend"),
+                "--save", "--jobs", "2", "--timeout", "60", "--blender", str(wrapper), "--report", str(report))
     assert proc.returncode == 1
     files = by_name(json.loads(report.read_text()))
     assert files["crash_me.blend"]["status"] == "failed" and "without a report" in files["crash_me.blend"]["error"]
+    assert files["crash_me.blend"]["exit_status"] == -11, files["crash_me.blend"]
+    assert files["hang_me.blend"]["status"] == "failed" and "longer than 60" in files["hang_me.blend"]["error"]
     assert files["good_a.blend"]["status"] == "baked"
     assert_baked_true(folder / "good_a.blend", files["good_a.blend"])
 
