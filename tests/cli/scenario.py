@@ -101,6 +101,7 @@ def _bake_all(jobs: int) -> tuple[subprocess.CompletedProcess[str], dict, Path, 
 def test_bake_jobs_1() -> None:
     proc, report, folder, before = _bake_all(1)
     state["jobs1"] = (proc, report, folder, before)
+    (OUT / "report_jobs1.json").write_text(json.dumps(report, indent=2))  # kept with the logs, for reading
     assert proc.returncode == 1, proc.returncode  # refused and failed files
     lines = [line for line in proc.stdout.splitlines() if line.startswith("[")]
     assert len(lines) == len(FILES), lines  # one progress line per file
