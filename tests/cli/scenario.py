@@ -250,6 +250,14 @@ def test_crashing_process_reported_others_bake() -> None:
     assert_baked_true(folder / "good_a.blend", files["good_a.blend"])
 
 
+def test_help_and_bad_arguments() -> None:
+    proc = run(BLENDER, "--command", "soft_ik_2d", "bake", "--help")
+    assert proc.returncode == 0 and "--enable-autoexec" in proc.stdout and "--jobs N" in proc.stdout, proc.stdout
+    proc = bake(str(SHOTS / "good_a.blend"), "--frames", "9-3")
+    assert proc.returncode == 2 and "--frames must be START-END" in proc.stderr, proc.stderr
+    assert sha(SHOTS / "good_a.blend") == state.setdefault("good_a_sha", sha(SHOTS / "good_a.blend"))
+
+
 def test_flamenco_command_lines() -> None:
     """Run the exact command lines the Flamenco job compiler generated (made on the host with node)."""
     tasks = json.loads(FLAMENCO.read_text())
