@@ -135,9 +135,9 @@ def _write(context: bpy.types.Context, rigs: list[ChainRig], solutions: list[Any
         note = linked_data.ensure_local_action(arm)
         if note is not None:
             notes[arm.name] = note
-    for rig, sol in zip(rigs, solutions, strict=True):
-        bake.write_solution(rig, sol, start, end)
-    for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end), strict=True):
+    keyed = [bake.write_solution(rig, sol, start, end) for rig, sol in zip(rigs, solutions, strict=True)]
+    for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end, keyed),
+                                   strict=True):
         report = bake.store_report(rig, sol, start, end)
         warnings = [*([warning] if warning else []), *([notes[rig.armature.name]] if rig.armature.name in notes
                                                         else []), *report.warnings]
