@@ -418,6 +418,41 @@ ZH: dict[str, str] = {
         "链 '{chain}'：目标不能以自身为父级",
     "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":
         "已将 '{target}' 重新设为 {space} 空间的子级，并在 {count} 帧上保持它在世界中的运动",
+    # pinning.py / reduced_bake.py
+    "Chain '{chain}' has no target to pin; set its Target first":
+        "链 '{chain}' 没有可固定的目标；请先设置它的目标",
+    ("Target '{target}' has the acting constraint '{constraint}', so its keys alone do not say where it "
+     "is; mute or remove the constraint before pinning"):
+        "目标 '{target}' 上有正在生效的约束 '{constraint}'，仅凭它的键无法确定其位置；固定前请静音或删除该约束",
+    ("Target '{target}' has delta transforms, which the pin does not convert; set them back to zero (Object "
+     "Properties > Transform > Delta Transform) first"):
+        "目标 '{target}' 有增量变换，固定不会转换它们；请先把它们归零（物体属性 > 变换 > 增量变换）",
+    "Target '{target}': {path} is driven, so keys cannot hold it; remove or mute the driver before pinning":
+        "目标 '{target}'：{path} 由驱动器控制，键无法使其固定；固定前请删除或静音该驱动器",
+    "Target '{target}' plays NLA strips; pin it in its action alone (leave tweak mode, mute the NLA tracks)":
+        "目标 '{target}' 在播放 NLA 片段；请只在它的动作中固定它（退出调整模式，静音 NLA 轨道）",
+    ("Target '{target}': the F-curve {path} has modifiers or extrapolates beyond its keys, which the pin "
+     "cannot keep exact; remove the modifiers and set Extrapolation to Constant first"):
+        "目标 '{target}'：F 曲线 {path} 带有修改器或在键之外外插，固定无法保持精确；"
+        "请先删除修改器并把外插设为常量",
+    "Chain '{chain}' is already pinned on frames {start}-{end} (with its blend frames); unpin that first":
+        "链 '{chain}' 已在第 {start}-{end} 帧（含过渡帧）被固定；请先取消那次固定",
+    ("Pinned '{target}' in world space on frames {start}-{end}, blending back over {blend} frame(s); "
+     "its keys changed on frames {first}-{last} only"):
+        "已在第 {start}-{end} 帧把 '{target}' 固定在世界空间中，并在 {blend} 帧内过渡回原运动；"
+        "只有第 {first}-{last} 帧的键被改动",
+    "Unpinned '{target}' on frames {start}-{end}: its keys are as they were before the pin":
+        "已取消 '{target}' 在第 {start}-{end} 帧的固定：它的键恢复为固定之前的样子",
+    "Chain '{chain}' has no pinned range":
+        "链 '{chain}' 没有固定的帧范围",
+    ("Chain '{chain}': the pin on frames {later_start}-{later_end} rewrote keys the pin on frames "
+     "{start}-{end} saved; unpin it first"):
+        "链 '{chain}'：第 {later_start}-{later_end} 帧的固定改写了第 {start}-{end} 帧的固定所保存的键；"
+        "请先取消前者",
+    ("{label}: kept {kept} of {full} frames' keys (within {tolerance:.3g} of the full bake's tip on every "
+     "frame, measured in playback: worst {worst:.3g})"):
+        "{label}：在 {full} 帧中保留了 {kept} 帧的键（每一帧回放测得的末端与完整烘焙相差都在 {tolerance:.3g} 以内："
+        "最大 {worst:.3g}）",
     # key_target.py / bake_records.py
     ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
      "{new}), so keys would not play on the frames they were solved for; set Old and New to the same "
