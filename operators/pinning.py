@@ -18,8 +18,7 @@ def _active_chain(context: bpy.types.Context) -> bpy.types.PropertyGroup:
 
 
 class POSE_OT_soft_ik_pin_target(bpy.types.Operator):
-    """Hold the active chain's target still in world space over a frame range (a planted foot), then blend it
-    back to its own motion; its keys are converted only where they must change"""
+    """Hold the active chain's target still in world space over a frame range (a planted foot), then ease it back"""
 
     bl_idname = "pose.soft_ik_pin_target"
     bl_label = "Pin Target"

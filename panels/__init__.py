@@ -11,7 +11,7 @@ from bpy.app.translations import pgettext_iface as iface_
 from ..rigging import linked_data
 from ..rigging.rig import ChainError, check_target, space_mismatch
 from ..rigging.translations import CONTEXT
-from . import texts, wrap
+from . import pin_panel, texts, wrap
 from .status import format_length, frame_status
 
 CATEGORY = texts.TAB
@@ -143,6 +143,7 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
                 box.operator("pose.soft_ik_fix_target_space", text=texts.FIX_TARGET_SPACE, icon="CON_CHILDOF")
         elif chain.target is not None:
             wrap.label(box, context, texts.SPACE_OK, icon="CHECKMARK", boxed=True)
+        pin_panel.draw_pins(layout, chain)
 
         col = layout.column(heading=texts.REACH)
         col.prop(chain, "bend")

@@ -418,6 +418,34 @@ ZH: dict[str, str] = {
         "链 '{chain}'：目标不能以自身为父级",
     "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":
         "已将 '{target}' 重新设为 {space} 空间的子级，并在 {count} 帧上保持它在世界中的运动",
+    # Pin Target / Unpin Target, pinned ranges, kept keys (operators/pinning.py, properties.py, panels)
+    "Pin Target": "固定目标",
+    "Unpin Target": "取消固定目标",
+    "Unpin": "取消固定",
+    "Pin": "固定",
+    "Blend Frames": "过渡帧数",
+    "Pinned From": "固定起始帧",
+    "Pinned To": "固定结束帧",
+    "Pinned Target": "被固定的目标",
+    "The object that was pinned": "被固定的物体",
+    "Kept Keys": "保留的键",
+    "First frame the target holds still in world space": "目标在世界空间中保持不动的第一帧",
+    "Last frame the target holds still in world space": "目标在世界空间中保持不动的最后一帧",
+    "Frames after the pin over which the target returns to its own motion": "固定结束后目标回到自身运动所用的帧数",
+    "First pinned frame: the target keeps its world transform of this frame (default: the current frame)":
+        "固定的第一帧：目标保持这一帧的世界变换（默认：当前帧）",
+    "Last pinned frame (included; default: 12 frames on)": "固定的最后一帧（包含；默认：往后 12 帧）",
+    "Frames after the pin over which the target eases back to its own motion (0: it jumps back on the next frame)":
+        "固定结束后目标平滑回到自身运动所用的帧数（0：下一帧直接跳回）",
+    "Frames the last bake keyed (fewer than its frames when Key Reduction was on)":
+        "上次烘焙设置了键的帧数（开启“减少关键帧”时少于烘焙的帧数）",
+    "Hold the active chain's target still in world space over a frame range (a planted foot), then ease it back":
+        "在一段帧范围内让活动链的目标在世界空间中保持不动（脚踩地面），之后平滑回到原运动",
+    "Undo a pin of the active chain's target: its keys go back exactly to what they were":
+        "撤销活动链目标的一次固定：它的键精确恢复为原来的样子",
+    "Which pinned range (-1: the one at the current frame, else the last one)":
+        "哪一个固定范围（-1：当前帧所在的那个，否则最后一个）",
+    "Pinned {start}-{end} (+{blend} blend)": "已固定 {start}-{end}（+{blend} 过渡）",
     # pinning.py / reduced_bake.py
     "Chain '{chain}' has no target to pin; set its Target first":
         "链 '{chain}' 没有可固定的目标；请先设置它的目标",
