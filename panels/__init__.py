@@ -253,6 +253,10 @@ class VIEW3D_PT_soft_ik_bake_report(_ChainPanel, bpy.types.Panel):
         col.label(text=iface_(texts.MEAN_ERROR).format(error=format_length(context, chain.error_mean)),
                   translate=False)
         col.label(text=iface_(texts.LIMITED_FRAMES).format(count=chain.limited_frames), translate=False)
+        if chain.kept_keys >= 0:
+            col.label(text=iface_(texts.KEPT_KEYS).format(kept=chain.kept_keys,
+                                                          frames=chain.bake_end - chain.bake_start + 1),
+                      translate=False)
         layout.label(text=texts.WORST_FRAMES)
         layout.template_list("POSE_UL_soft_ik_worst_frames", "", chain, "worst_frames", chain, "active_worst_index",
                              rows=4)

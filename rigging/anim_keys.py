@@ -448,13 +448,15 @@ def restore_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray], *, start
     gave them, frames inside the range): a saved stretch of curve put back bit for bit, handles included.
     Keys outside the range keep every attribute too."""
     before, _inside, after = _split(read_keys(fcurve), start, end)
-    parts = (before, {name: np.asarray(keys[name], dtype=dtype).reshape((-1, width) if width > 1 else -1)
-                      for name, width, dtype in _KEY_ATTRIBUTES}, after)
+    saved: dict[str, np.ndarray] = {name: np.asarray(keys[name], dtype=dtype).reshape((-1, width) if width > 1 else -1)
+                                    for name, width, dtype in _KEY_ATTRIBUTES}
+    parts = (before, saved, after)
     total = sum(len(p["co"]) for p in parts)
     points = fcurve.keyframe_points
     points.clear()
     points.add(total)
-    columns = {name: np.concatenate([p[name] for p in parts]).astype(dtype) for name, _w, dtype in _KEY_ATTRIBUTES}
+    columns: dict[str, np.ndarray] = {name: np.concatenate([p[name] for p in parts]).astype(dtype)
+                                      for name, _w, dtype in _KEY_ATTRIBUTES}
     for name, _width, dtype in _KEY_ATTRIBUTES:
         points.foreach_set(name, columns[name].astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
     # update() recomputes automatic handles from the (unchanged) neighbours; the saved ones are put back after.

@@ -90,7 +90,7 @@ def _check_target(chain: bpy.types.PropertyGroup, target: bpy.types.Object | Non
         for drv in anim.drivers:
             if drv.data_path in paths and not drv.mute:
                 raise ChainError(say(msg.PIN_DRIVEN, target=target.name, path=f"{drv.data_path}[{drv.array_index}]"))
-        if anim.use_nla and len(anim.nla_tracks) or anim.use_tweak_mode:
+        if (anim.use_nla and len(anim.nla_tracks)) or anim.use_tweak_mode:
             raise ChainError(say(msg.PIN_NLA, target=target.name))
     for path, index in _channels(target):
         fc = anim_keys.find_fcurve(target, path, index)
@@ -189,7 +189,7 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     pin.name = f"{start}-{end}"
     pin.frame_start, pin.frame_end, pin.blend_frames = start, end, blend
     pin.target = target
-    pin.span_start, pin.span_end = int(math.floor(span[0])), int(math.ceil(span[1]))
+    pin.span_start, pin.span_end = math.floor(span[0]), math.ceil(span[1])
     pin.saved_keys = json.dumps({"action_created": not had_action, "channels": saved})
     return len(frames), note
 

@@ -446,6 +446,23 @@ ZH: dict[str, str] = {
     "Which pinned range (-1: the one at the current frame, else the last one)":
         "哪一个固定范围（-1：当前帧所在的那个，否则最后一个）",
     "Pinned {start}-{end} (+{blend} blend)": "已固定 {start}-{end}（+{blend} 过渡）",
+    # Bake > Key Reduction (operators/solve_bake.py, rigging/reduced_bake.py)
+    "Key Reduction": "减少关键帧",
+    "Reduction Tolerance": "减少容差",
+    "Target Keys": "目标的键",
+    "Fit": "拟合",
+    "A key on every frame where a channel moves": "通道变化的每一帧都设置键",
+    "Keys on the target's own key frames, plus the frames the tolerance needs":
+        "在目标自身的关键帧上设置键，并加上满足容差所需的帧",
+    "As few keys as keep the tip within the tolerance (linear keys on the tip path)":
+        "用尽可能少的键使末端保持在容差之内（沿末端路径的线性键）",
+    "Keep fewer keys (easier to edit), the tip within the tolerance of the full bake on every frame, measured in "
+    "playback":
+        "保留更少的键（便于编辑），每一帧回放测得的末端与完整烘焙的差距都在容差之内",
+    "How far the played-back tip of the reduced keys may stray from the full bake's, as a fraction of the "
+    "chain's length":
+        "减少后的键回放时末端与完整烘焙末端之间允许的最大距离，以链长的比例表示",
+    "Kept keys: {kept} of {frames} frames": "保留的键：{frames} 帧中的 {kept} 帧",
     # pinning.py / reduced_bake.py
     "Chain '{chain}' has no target to pin; set its Target first":
         "链 '{chain}' 没有可固定的目标；请先设置它的目标",

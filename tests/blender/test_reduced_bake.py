@@ -1,0 +1,118 @@
+"""Editable bakes (issue 15, part 4): Key Reduction keeps far fewer keys, the played-back tip stays within the
+tolerance of the full bake's on every frame, and the keyed soft_ik_error is the distance Blender plays back
+from the reduced keys. Truth: ``frame_set`` and the evaluated pose (rigs.evaluate), never the add-on's model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import harness
+import numpy as np
+import pytest
+import rigs
+
+FRAMES = list(range(1, 121))
+TOLERANCE = 2e-3
+SCALE = 1.3
+
+
+def walking_arm(modes: tuple[str, str] = ("QUATERNION", "QUATERNION"), every: int = 1
+                ) -> tuple[rigs.ArmRig, bpy.types.Object]:
+    """An arm on a moving armature reaching for a target on a slow loop, partly out of reach (soft IK acts),
+    keyed every ``every`` frames (Bezier between keys when sparse)."""
+    rig = rigs.build_arm(modes=modes)
+    rigs.place_armature(rig, scale=(SCALE, SCALE, SCALE), keyed_shift=lambda f: (0.01 * f, 0.0, 0.0),
+                        frames=FRAMES[::10])
+    keyed = FRAMES[::every] + ([FRAMES[-1]] if (len(FRAMES) - 1) % every else [])
+    points = rigs.circle_points(rig, keyed, lambda f: 1.2 + 0.55 * math.sin(f / 17.0), lambda f: -0.4 + f / 30.0)
+    target = rigs.new_empty("Target")
+    for f, p in zip(keyed, points, strict=True):
+        target.location = p.tolist()
+        target.keyframe_insert("location", frame=f)
+    return rig, target
+
+
+def key_count(rig: rigs.ArmRig) -> int:
+    """Keys on the chain's rotation curves (both bones, every component)."""
+    total = 0
+    for bone in (rig.upper, rig.lower):
+        prop, size = rigs.rotation_prop(rig.armature.pose.bones[bone].rotation_mode)
+        for i in range(size):
+            fc = rigs.fcurve(rig.armature, rigs.bone_path(bone, prop), i)
+            total += 0 if fc is None else len(fc.keyframe_points)
+    return total
+
+
+def keyed_frames(rig: rigs.ArmRig) -> set[float]:
+    frames: set[float] = set()
+    for bone in (rig.upper, rig.lower):
+        prop, size = rigs.rotation_prop(rig.armature.pose.bones[bone].rotation_mode)
+        for i in range(size):
+            fc = rigs.fcurve(rig.armature, rigs.bone_path(bone, prop), i)
+            if fc is not None:
+                frames |= set(rigs.key_frames(fc)[:, 0].tolist())
+    return frames
+
+
+def keyed_error(rig: rigs.ArmRig) -> np.ndarray:
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
+    assert fc is not None
+    return np.array([fc.evaluate(f) for f in FRAMES])
+
+
+@pytest.mark.parametrize(("mode", "modes", "every", "fewer"), [
+    ("FIT", ("QUATERNION", "QUATERNION"), 1, 3),
+    ("FIT", ("XZY", "AXIS_ANGLE"), 1, 3),
+    ("TARGET_KEYS", ("QUATERNION", "YXZ"), 12, 2),
+])
+def test_reduced_bake_keeps_the_bound_with_far_fewer_keys(empty_file: bpy.types.Scene, mode: str,
+                                                          modes: tuple[str, str], every: int, fewer: int) -> None:
+    rig, target = walking_arm(modes, every)
+    rigs.add_chain(rig, target)
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    full_keys = key_count(rig)
+    full = rigs.evaluate(rig, target, FRAMES)
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1], key_reduction=mode, reduction_tolerance=TOLERANCE) == {"FINISHED"}
+    reduced = rigs.evaluate(rig, target, FRAMES)
+    bound = TOLERANCE * (rig.a + rig.b) * SCALE
+    distance = np.linalg.norm(reduced.tip_world - full.tip_world, axis=1)
+    assert distance.max() <= bound * (1 + 1e-3), (distance.max(), bound)
+    assert distance.max() > 0.1 * bound  # the keys were really reduced, not kept on every frame
+    kept_keys = key_count(rig)
+    kept_frames = keyed_frames(rig)
+    chain = rig.armature.soft_ik_2d.chains[0]
+    assert chain.kept_keys == len(kept_frames)
+    print(f"{mode} {modes}: {len(kept_frames)} of {len(FRAMES)} frames keyed, {kept_keys} of {full_keys} keys, "
+          f"worst {distance.max():.3g} <= {bound:.3g}")
+    assert len(kept_frames) <= len(FRAMES) // fewer
+    if mode == "TARGET_KEYS":
+        assert set(range(1, 121, every)) <= kept_frames  # the target's own key frames are keys
+    # The keyed error is what Blender plays back from the reduced keys (soft IK leaves a real error here).
+    measured = np.linalg.norm(reduced.tip_world - reduced.target_world, axis=1)
+    assert measured.max() > 1e-3
+    assert np.abs(keyed_error(rig) - measured).max() <= 1e-5
+    assert chain.error_max == pytest.approx(measured.max(), abs=1e-5)
+
+
+def test_tighter_tolerance_keeps_more_and_none_keeps_all(empty_file: bpy.types.Scene) -> None:
+    rig, target = walking_arm()
+    rigs.add_chain(rig, target)
+    counts = {}
+    for tol in (1e-2, 1e-3, 1e-4):
+        assert rigs.bake(rig, 1, 120, key_reduction="FIT", reduction_tolerance=tol) == {"FINISHED"}
+        counts[tol] = len(keyed_frames(rig))
+    print("frames keyed by tolerance", counts)
+    assert counts[1e-2] < counts[1e-3] < counts[1e-4]
+    assert rigs.bake(rig, 1, 120) == {"FINISHED"}
+    assert len(keyed_frames(rig)) == 120
+    assert rig.armature.soft_ik_2d.chains[0].kept_keys == -1
+    # Clear removes the reduced bake's keys as any bake's.
+    assert rigs.bake(rig, 1, 120, key_reduction="FIT") == {"FINISHED"}
+    assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
+    assert keyed_frames(rig) == set()
+
+
+def test_pure_reduction_is_reached() -> None:
+    assert harness.package("solver.key_reduction").refine is not None
