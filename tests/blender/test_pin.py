@@ -178,3 +178,23 @@ def test_pure_pin_ranges() -> None:
     assert pinning.pin_at([(1, 4, 2), (10, 12, 0)], 11) == 1 and pinning.pin_at([(1, 4, 2)], 7) is None
     bands = pinning.timeline_bands([(10, 12, 0)], np.array([2.0, 100.0]), 0.0, 5.0)
     assert bands.shape == (2, 3, 2) and bands[:, :, 0].min() == 119.0 and bands[:, :, 0].max() == 125.0
+
+
+def test_pin_under_a_mirrored_character(empty_file: bpy.types.Scene) -> None:
+    """A character turned round with a negative object scale: the pin still holds the world transform and
+    leaves the rest of the motion alone (the blend interpolates mirrored matrices)."""
+    rig, target = walking_rig("BONE", "QUATERNION")
+    rig.armature.scale = (-1.2, 1.2, 1.2)
+    chain = rigs.add_chain(rig, target, target_space="CHARACTER")
+    chain.space_bone = rig.parent
+    before = world(target, FRAMES)
+    assert pin(rig) == {"FINISHED"}
+    after = world(target, FRAMES)
+    f = np.array(FRAMES)
+    held = (f >= START) & (f <= END)
+    assert np.abs(after[held] - before[FRAMES.index(START)]).max() <= TOL
+    free = (f < START) | (f > END + BLEND)
+    assert np.abs(after[free] - before[free]).max() <= TOL
+    # In the blend the target keeps a proper mirrored frame (no flip of its axes half way).
+    dets = np.linalg.det(after[:, :3, :3])
+    assert np.all(np.sign(dets) == np.sign(np.linalg.det(before[:, :3, :3])))
