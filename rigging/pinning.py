@@ -135,10 +135,12 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     if end < start:
         raise ChainError(say(msg.END_BEFORE_START, end=end, start=start))
     target = _check_target(chain, chain.target)
-    clash = pinning.overlapping(pin_ranges(chain), (start, end, blend))
+    # Chains sharing the target share its keys: their pins may not overlap either.
+    pins = [(c, p) for c in armature.soft_ik_2d.chains for p in c.pins if p.target == target]
+    clash = pinning.overlapping([(p.frame_start, p.frame_end, p.blend_frames) for _c, p in pins], (start, end, blend))
     if clash is not None:
-        other = chain.pins[clash]
-        raise ChainError(say(msg.PIN_OVERLAP, chain=chain.name, start=other.frame_start, end=other.frame_end))
+        owner, other = pins[clash]
+        raise ChainError(say(msg.PIN_OVERLAP, chain=owner.name, start=other.frame_start, end=other.frame_end))
     frames, weights = pinning.held_weights(start, end, blend)
     world = sampling.sample_world_matrices(context, [(target, None)], frames)[0]
     mode = target.rotation_mode
