@@ -44,9 +44,10 @@ def draw_timeline() -> None:
     ranges = [r for chain in obj.soft_ik_2d.chains for r in pin_ranges(chain)]
     if not ranges:
         return
+    # Region pixels are integers: the scale is taken over many frames so a zoomed-out timeline keeps it.
     x0, _y = region.view2d.view_to_region(0.0, 0.0, clip=False)
-    x1, _y = region.view2d.view_to_region(1.0, 0.0, clip=False)
-    view = np.array([x1 - x0, x0], dtype=np.float64)
+    x1, _y = region.view2d.view_to_region(10000.0, 0.0, clip=False)
+    view = np.array([(x1 - x0) / 10000.0, x0], dtype=np.float64)
     blends = [(end + 1, end + blend, 0) for _start, end, blend in ranges if blend > 0]
     shader = gpu.shader.from_builtin("UNIFORM_COLOR")
     shader.bind()
