@@ -155,6 +155,8 @@ UNPIN_NONE = "Chain '{chain}' has no pinned range"
 UNPIN_ORDER = ("Chain '{chain}': the pin on frames {later_start}-{later_end} rewrote keys the pin on frames "
                "{start}-{end} saved; unpin it first")
 POLL_NO_PIN = "Chain '{chain}' has no pinned range"
+UNPIN_REPARENTED = ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
+                    "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin")
 
 # key_target.py / bake_records.py: where a bake's keys go, and what Clear removes
 TIME_REMAPPED = ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "

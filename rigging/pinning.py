@@ -192,8 +192,14 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     pin.frame_start, pin.frame_end, pin.blend_frames = start, end, blend
     pin.target = target
     pin.span_start, pin.span_end = math.floor(span[0]), math.ceil(span[1])
-    pin.saved_keys = json.dumps({"action_created": not had_action, "channels": saved})
+    pin.saved_keys = json.dumps({"action_created": not had_action, "parent": _parenting(target), "channels": saved})
     return len(frames), note
+
+
+def _parenting(obj: bpy.types.Object) -> list[Any]:
+    """What the saved keys are relative to: keys restored under another parent would move the target elsewhere."""
+    return [obj.parent.name if obj.parent else "", obj.parent_type, obj.parent_bone,
+            [round(x, 6) for row in obj.matrix_parent_inverse for x in row]]
 
 
 def pin_index_at(chain: bpy.types.PropertyGroup, frame: int) -> int | None:
@@ -219,6 +225,8 @@ def unpin_target(chain: bpy.types.PropertyGroup, index: int) -> bpy.types.Object
     if problem is not None:
         raise ChainError(problem)
     data = json.loads(pin.saved_keys)
+    if data.get("parent", _parenting(target)) != _parenting(target):
+        raise ChainError(say(msg.UNPIN_REPARENTED, target=target.name, start=pin.frame_start, end=pin.frame_end))
     for record in data["channels"]:
         fc = anim_keys.find_fcurve(target, record["path"], record["index"])
         if fc is None:

@@ -464,6 +464,10 @@ ZH: dict[str, str] = {
         "减少后的键回放时末端与完整烘焙末端之间允许的最大距离，以链长的比例表示",
     "Kept keys: {kept} of {frames} frames": "保留的键：{frames} 帧中的 {kept} 帧",
     # pinning.py / reduced_bake.py
+    ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
+     "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin"):
+        "'{target}' 在第 {start}-{end} 帧被固定后又被重新设置了父级，固定所保存的键会把它移到别处；"
+        "请把父级恢复原样后再取消固定，或保留这次固定",
     "Chain '{chain}' has no target to pin; set its Target first":
         "链 '{chain}' 没有可固定的目标；请先设置它的目标",
     ("Target '{target}' has the acting constraint '{constraint}', so its keys alone do not say where it "

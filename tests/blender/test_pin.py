@@ -198,3 +198,18 @@ def test_pin_under_a_mirrored_character(empty_file: bpy.types.Scene) -> None:
     # In the blend the target keeps a proper mirrored frame (no flip of its axes half way).
     dets = np.linalg.det(after[:, :3, :3])
     assert np.all(np.sign(dets) == np.sign(np.linalg.det(before[:, :3, :3])))
+
+
+def test_unpin_refused_after_reparenting(empty_file: bpy.types.Scene) -> None:
+    """Fix Target Space (or any re-parenting) after a pin converts the keys to another parent: the saved keys
+    would move the target elsewhere, so Unpin refuses by name and changes nothing."""
+    rig, target = walking_rig("OBJECT", "QUATERNION")
+    rigs.add_chain(rig, target, target_space="CHARACTER")
+    assert pin(rig) == {"FINISHED"}
+    chain = rig.armature.soft_ik_2d.chains[0]
+    chain.target_space = "WORLD"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    keys = all_keys(target)
+    with pytest.raises(RuntimeError, match="re-parented"):
+        bpy.ops.pose.soft_ik_unpin_target()
+    assert all_keys(target) == keys and len(chain.pins) == 1
