@@ -116,3 +116,30 @@ def test_tighter_tolerance_keeps_more_and_none_keeps_all(empty_file: bpy.types.S
 
 def test_pure_reduction_is_reached() -> None:
     assert harness.package("solver.key_reduction").refine is not None
+
+
+@pytest.mark.parametrize("strategy", ["STRETCH", "MOVE_ROOT"])
+def test_reduced_strategy_channels_keep_the_bound(empty_file: bpy.types.Scene, strategy: str) -> None:
+    """With an elbow limit and Stretch or Move Root, the scale / location channels are reduced on the same frames
+    as the rotations, and the played-back tip still stays within the tolerance of the full bake."""
+    rig, target = walking_arm(("QUATERNION", "XYZ"))
+    chain = rigs.add_chain(rig, target)
+    chain.use_elbow_limit = True
+    chain.elbow_min, chain.elbow_max = -0.2, 1.2
+    chain.limit_strategy = strategy
+    chain.max_root_offset = 0.3
+    chain.stretch_max = 1.3
+    assert rigs.bake(rig, 1, 120) == {"FINISHED"}
+    assert chain.limited_frames > 10
+    full = rigs.evaluate(rig, target, FRAMES)
+    assert rigs.bake(rig, 1, 120, key_reduction="FIT", reduction_tolerance=TOLERANCE) == {"FINISHED"}
+    reduced = rigs.evaluate(rig, target, FRAMES)
+    bound = TOLERANCE * (rig.a + rig.b) * SCALE
+    distance = np.linalg.norm(reduced.tip_world - full.tip_world, axis=1)
+    assert distance.max() <= bound * (1 + 1e-3), (distance.max(), bound)
+    prop = "scale" if strategy == "STRETCH" else "location"
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, prop), 0)
+    assert fc is not None
+    frames = set(rigs.key_frames(fc)[:, 0].tolist())
+    assert frames <= keyed_frames(rig) | {1.0, 120.0}
+    assert len(keyed_frames(rig)) < 120 and chain.kept_keys == len(keyed_frames(rig))
