@@ -22,6 +22,8 @@ from .fk import chain_forward_kinematics
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
+#: Runs longer than this (frames) are also split in the middle while fitting (see :func:`refine`).
+SPLIT_LONGER = 256
 
 
 def interpolate_kept(frames: ArrayLike, values: ArrayLike, kept: ArrayLike) -> FloatArray:
@@ -39,11 +41,13 @@ def interpolate_kept(frames: ArrayLike, values: ArrayLike, kept: ArrayLike) -> F
     return out.reshape(v.shape)
 
 
-def refine(kept: ArrayLike, deviation: ArrayLike, budget: ArrayLike) -> BoolArray:
+def refine(kept: ArrayLike, deviation: ArrayLike, budget: ArrayLike, *, split_longer: int | None = None) -> BoolArray:
     """One Douglas-Peucker step: every run of frames between kept frames that holds a frame whose ``deviation``
     exceeds its ``budget`` gets its worst such frame (largest excess) kept. Kept frames are never over budget
     (their keys are the full bake's); NaN deviations (frames not measured) are ignored. Returns a new mask,
-    equal to ``kept`` when nothing is over budget."""
+    equal to ``kept`` when nothing is over budget. With ``split_longer``, a run over budget longer than that
+    many frames also gets its middle frame: the worst frame of a long run that crosses many turns of the path
+    falls anywhere, and splitting only there would take a round per level of a lopsided tree."""
     k = np.array(kept, dtype=bool)
     excess = np.asarray(deviation, dtype=np.float64) - np.broadcast_to(np.asarray(budget, dtype=np.float64),
                                                                         k.shape)
@@ -51,32 +55,53 @@ def refine(kept: ArrayLike, deviation: ArrayLike, budget: ArrayLike) -> BoolArra
     over = excess > 0
     if not over.any():
         return k
-    # Segment id of every frame: the number of kept frames at or before it.
-    segment = np.cumsum(k)
-    for s in np.unique(segment[over]):
-        members = np.flatnonzero((segment == s) & over)
-        k[members[np.argmax(excess[members])]] = True
+    # Segment id of every frame (the number of kept frames at or before it); the over-budget frames sorted by
+    # segment, worst first, so the first of each segment is the one to keep (thousands of segments per round
+    # on a long bake: no loop over them).
+    candidates = np.flatnonzero(over)
+    segment = np.cumsum(k)[candidates]
+    order = np.lexsort((-excess[candidates], segment))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = segment[order][1:] != segment[order][:-1]
+    worst = candidates[order[first]]
+    if split_longer is not None:
+        index = np.arange(len(k))
+        left = np.maximum.accumulate(np.where(k, index, 0))[worst]
+        right = np.minimum.accumulate(np.where(k, index, len(k) - 1)[::-1])[::-1][worst]
+        long = right - left > split_longer
+        k[(left[long] + right[long]) // 2] = True
+    k[worst] = True
     return k
 
 
 def reduce_keys(frames: ArrayLike, values: ArrayLike, tip: Callable[[FloatArray], FloatArray], budget: ArrayLike,
-                kept: ArrayLike | None = None, *, max_rounds: int = 10_000) -> BoolArray:
+                kept: ArrayLike | None = None, *, max_rounds: int = 100_000) -> BoolArray:
     """Frames to keep so that ``tip`` of the linearly interpolated ``values`` stays within ``budget`` of
-    ``tip(values)`` on every frame. ``tip`` maps (N, C) values to (N, D) positions; ``kept`` is the first
-    guess (default: first and last frame), always kept."""
+    ``tip(values)`` on every frame. ``tip`` maps (M, C) values to (M, D) positions row by row; ``kept`` is the
+    first guess (default: first and last frame), always kept."""
     f = np.asarray(frames, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64).reshape(len(f), -1)
     k = np.zeros(len(f), dtype=bool) if kept is None else np.array(kept, dtype=bool)
     if len(f) == 0:
         return k
     k[0] = k[-1] = True
     reference = tip(v)
+    deviation = np.zeros(len(f))
+    dirty = np.ones(len(f), dtype=bool)
+    index = np.arange(len(f))
     for _ in range(max_rounds):
-        deviation = np.linalg.norm(tip(interpolate_kept(f, v, k)) - reference, axis=-1)
-        new = refine(k, deviation, budget)
+        # Only the runs between kept frames that just got a new key can change: the others were within budget.
+        rows = np.flatnonzero(dirty)
+        interpolated = np.stack([np.interp(f[rows], f[k], v[k, c]) for c in range(v.shape[1])], axis=1)
+        deviation[rows] = np.linalg.norm(tip(interpolated) - reference[rows], axis=-1)
+        new = refine(k, deviation, budget, split_longer=SPLIT_LONGER)
         if np.array_equal(new, k):
             return k
+        added = new & ~k
         k = new
+        left = np.maximum.accumulate(np.where(k, index, 0))
+        right = np.minimum.accumulate(np.where(k, index, len(f) - 1)[::-1])[::-1]
+        dirty = ~k & (added[left] | added[right])
     return k
 
 

@@ -78,3 +78,25 @@ def test_chain_tip_matches_forward_kinematics() -> None:
     v = np.array([[0.0, 0.0, 0.5, -0.25, 1.1]])
     tip = chain_tip(v, [0.0, 0.0], LENGTHS)
     assert tip[0].tolist() == pytest.approx([1.8 * 1.1 + 0.5, -0.25])
+
+
+def test_refine_splits_long_runs_in_the_middle_too() -> None:
+    kept = np.zeros(1001, dtype=bool)
+    kept[[0, -1]] = True
+    dev = np.zeros(1001)
+    dev[3] = 1.0  # the worst frame right at one end: splitting only there would make a lopsided tree
+    new = refine(kept, dev, 0.5, split_longer=256)
+    assert np.flatnonzero(new).tolist() == [0, 3, 500, 1000]
+    assert np.flatnonzero(refine(kept, dev, 0.5)).tolist() == [0, 3, 1000]
+
+
+def test_long_bake_bound_holds() -> None:
+    f, values = walk(20000)
+    budget = 1e-3 * LENGTHS.sum()
+
+    def tip(v: np.ndarray) -> np.ndarray:
+        return chain_tip(v, REST, LENGTHS)
+
+    kept = reduce_keys(f, values, tip, budget)
+    deviation = np.linalg.norm(tip(interpolate_kept(f, values, kept)) - tip(values), axis=1)
+    assert deviation.max() <= budget and kept.sum() < len(f) / 3
