@@ -28,7 +28,7 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 from ..solver import pinning
 from ..solver.rotations import rotation_property
 from ..solver.spaces import invert_matrices
-from . import anim_keys, linked_data, sampling
+from . import anim_keys, key_target, linked_data, sampling
 from . import messages as msg
 from .bake import essential_keys
 from .messages import say
@@ -84,6 +84,7 @@ def _check_target(chain: bpy.types.PropertyGroup, target: bpy.types.Object | Non
         raise ChainError(say(msg.PIN_CONSTRAINED, target=target.name, constraint=acting[0].name))
     if not sampling._identity_deltas(target):
         raise ChainError(say(msg.PIN_DELTAS, target=target.name))
+    key_target.check_not_shared(target)  # another object playing the same keys would be pinned too
     anim = target.animation_data
     paths = {path for path, _i in _channels(target)}
     if anim is not None:

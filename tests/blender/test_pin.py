@@ -151,6 +151,15 @@ def test_refusals_leave_the_file_unchanged(empty_file: bpy.types.Scene) -> None:
     with pytest.raises(RuntimeError, match="constraint"):
         pin(rig, start=45, end=50)
     assert all_keys(target) == keys
+    target.constraints.remove(con)
+    twin = rigs.new_empty("Twin")  # plays the target's action: pinning would move it too
+    twin.animation_data_create()
+    twin.animation_data.action = target.animation_data.action
+    if harness.package("rigging.anim_keys").LAYERED_ACTIONS:
+        twin.animation_data.action_slot = target.animation_data.action_slot
+    with pytest.raises(RuntimeError, match="also played by 'Twin'"):
+        pin(rig, start=45, end=50)
+    assert all_keys(target) == keys
     assert len(rig.armature.soft_ik_2d.chains[0].pins) == 1
 
 
