@@ -102,6 +102,8 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     reduction_tolerance: FloatProperty(name="Reduction Tolerance", default=0.001, min=0.0, max=1.0, precision=4,
                                        description="How far the played-back tip of the reduced keys may stray from "
                                        "the full bake's, as a fraction of the chain's length")
+    reduction_shape: EnumProperty(name="Key Shape", items=reduced_bake.SHAPE_ITEMS, default="LINEAR",
+                                  description="Interpolation of the reduced keys")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -145,7 +147,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             reports = []
             verified, reductions = reduced_bake.reduce_written(
                 context, rigs, bake.verify_written(context, rigs, solutions, start, end), start, end,
-                self.key_reduction, self.reduction_tolerance)
+                self.key_reduction, self.reduction_tolerance, self.reduction_shape)
             for rig, (sol, warning) in zip(rigs, verified, strict=True):
                 reports.append(bake.store_report(rig, sol, start, end))
                 if warning:

@@ -182,8 +182,9 @@ def recorded_channels(chain: bpy.types.PropertyGroup) -> list[tuple[str, int]]:
     return [(p, int(i)) for p, i in (line.split("\t") for line in text.splitlines() if line)]
 
 
-def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> None:
-    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched."""
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int, interpolation: str = "LINEAR") -> None:
+    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched.
+    ``interpolation`` is the transform channels' (a reduced bake may ask for BEZIER); flags stay CONSTANT."""
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
@@ -210,12 +211,12 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
         pb = pose[name]
         previous = _previous_rotation(obj, name, pb.rotation_mode, start_t)
         prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
-        put(name, prop, values)
+        put(name, prop, values, interpolation)
     upper = rig.bone_names[0]
     if rig.chain.limit_strategy == "MOVE_ROOT":
-        put(upper, "location", sol.root_offset)
+        put(upper, "location", sol.root_offset, interpolation)
     if rig.chain.limit_strategy == "STRETCH":
-        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1))
+        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1), interpolation)
     lower = pose[rig.bone_names[-1]]
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0

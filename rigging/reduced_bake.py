@@ -8,7 +8,9 @@ frames between kept keys where the tail strays further than the budget from the 
 as a key (:func:`solver.key_reduction.refine`), until none does. The budget on each frame is the tolerance (a
 fraction of the chain's world length) minus how far the full bake's own playback was from the solved tip, so
 the reduced tail is within the tolerance of the full bake's tail. On kept frames the keys are the full bake's,
-so nothing changes there. Every rotation (and Move Root / Stretch) channel of a chain keeps the same frames;
+so nothing changes there (should a Bezier curve through a key dropped as redundant break that, the full bake is
+written again). Every rotation (and Move Root / Stretch) channel of a chain keeps the same frames, with linear
+or Bezier (automatic handles) keys;
 ``soft_ik_error`` is keyed on every frame with the distance measured from the reduced keys, and the flags stay
 as the full bake keyed them.
 """
@@ -36,7 +38,12 @@ REDUCTION_ITEMS = [
     ("FIT", "Fit", "As few keys as keep the tip within the tolerance (linear keys on the tip path)"),
 ]
 MODES = tuple(item[0] for item in REDUCTION_ITEMS)
+SHAPE_ITEMS = [
+    ("LINEAR", "Linear", "Straight lines between the kept keys"),
+    ("BEZIER", "Bezier", "Smooth curves through the kept keys (automatic handles), easier to reshape by hand"),
+]
 MAX_ROUNDS = 200
+BEZIER_GUESS = 8.0
 
 
 @dataclass(frozen=True)
@@ -72,10 +79,10 @@ def _first_guess(rig: ChainRig, sol: ChainSolution, mode: str, tolerance: float)
     return kept
 
 
-def _write_kept(rig: ChainRig, sol: ChainSolution, kept: np.ndarray, start: int, end: int) -> None:
+def _write_kept(rig: ChainRig, sol: ChainSolution, kept: np.ndarray, start: int, end: int, shape: str) -> None:
     """Key the chain's channels on the ``kept`` frames only (the full bake's values there); flags on every
     frame as before. The error curve is keyed afterwards, measured."""
-    bake.write_solution(rig, dataclasses.replace(sol, valid=kept), start, end)
+    bake.write_solution(rig, dataclasses.replace(sol, valid=kept), start, end, shape)
     keep = sol.valid
     bake.rekey_channel(rig, rig.bone_names[-1], bake.FLAGS_PROP, 0, sol.frames[keep],
                        sol.flags[keep].astype(np.float64), start, end, "CONSTANT")
@@ -83,7 +90,8 @@ def _write_kept(rig: ChainRig, sol: ChainSolution, kept: np.ndarray, start: int,
 
 def reduce_written(context: bpy.types.Context, rigs: Sequence[ChainRig],
                    verified: Sequence[tuple[ChainSolution, str | None]], start: int, end: int, mode: str,
-                   tolerance: float) -> tuple[list[tuple[ChainSolution, str | None]], list[Reduction]]:
+                   tolerance: float, shape: str = "LINEAR"
+                   ) -> tuple[list[tuple[ChainSolution, str | None]], list[Reduction]]:
     """Re-key the chains of a written, verified bake on fewer frames (see the module). Returns each solution
     with the errors now keyed (measured from the reduced keys) and its warning, and what was kept."""
     if mode not in MODES:
@@ -100,18 +108,25 @@ def reduce_written(context: bpy.types.Context, rigs: Sequence[ChainRig],
         world_length = ver_full.tolerance / verification.TOLERANCE
         # The full bake's tail is within ver_full.deviation of the solved tip: what is left of the tolerance.
         budget = np.maximum(tolerance * world_length - np.nan_to_num(ver_full.deviation), 0.0)
-        kept = _first_guess(rig, sol, mode, tolerance)
+        # A curve through the keys strays less than a chord of the tip path: Bezier starts from a coarser fit
+        # (playback adds what it needs).
+        kept = _first_guess(rig, sol, mode, tolerance * (BEZIER_GUESS if shape == "BEZIER" else 1.0))
         ver = ver_full
         for _ in range(MAX_ROUNDS):
-            _write_kept(rig, sol, kept, start, end)
+            _write_kept(rig, sol, kept, start, end, shape)
             ver = verification.measure(context, [rig], [sol])[0]
             new = key_reduction.refine(kept, np.where(sol.valid, ver.deviation, np.nan), budget)
             if np.array_equal(new, kept):
                 break
             kept = new
-        else:  # not reached in practice; the full bake is always within the bound
+        # refine trusts kept frames to play the full bake's pose. Linear keys do (a key dropped as equal to both
+        # neighbours lies on their line); a Bezier curve through such a dropped key need not. Then the full bake
+        # is written again, linear (exact on every frame).
+        moved = np.abs(np.nan_to_num(ver.deviation) - np.nan_to_num(ver_full.deviation))
+        if np.any(kept & sol.valid & (moved > verification.TOLERANCE * world_length)) or not np.array_equal(
+                key_reduction.refine(kept, np.where(sol.valid, ver.deviation, np.nan), budget), kept):
             kept = sol.valid.copy()
-            _write_kept(rig, sol, kept, start, end)
+            _write_kept(rig, sol, kept, start, end, "LINEAR")
             ver = verification.measure(context, [rig], [sol])[0]
         error = np.where(np.isfinite(ver.error), ver.error, sol.error)
         error = np.where(error < ERROR_RESOLUTION * world_length, 0.0, error)

@@ -463,6 +463,13 @@ ZH: dict[str, str] = {
     "chain's length":
         "减少后的键回放时末端与完整烘焙末端之间允许的最大距离，以链长的比例表示",
     "Kept keys: {kept} of {frames} frames": "保留的键：{frames} 帧中的 {kept} 帧",
+    "Key Shape": "键的形状",
+    "Interpolation of the reduced keys": "减少后的键的插值方式",
+    "Linear": "线性",
+    "Straight lines between the kept keys": "保留的键之间用直线连接",
+    "Bezier": "贝塞尔",
+    "Smooth curves through the kept keys (automatic handles), easier to reshape by hand":
+        "穿过保留的键的平滑曲线（自动控制柄），更便于手动调整",
     # pinning.py / reduced_bake.py
     ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
      "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin"):

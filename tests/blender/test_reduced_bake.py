@@ -62,19 +62,22 @@ def keyed_error(rig: rigs.ArmRig) -> np.ndarray:
     return np.array([fc.evaluate(f) for f in FRAMES])
 
 
-@pytest.mark.parametrize(("mode", "modes", "every", "fewer"), [
-    ("FIT", ("QUATERNION", "QUATERNION"), 1, 3),
-    ("FIT", ("XZY", "AXIS_ANGLE"), 1, 3),
-    ("TARGET_KEYS", ("QUATERNION", "YXZ"), 12, 2),
+@pytest.mark.parametrize(("mode", "modes", "every", "fewer", "shape"), [
+    ("FIT", ("QUATERNION", "QUATERNION"), 1, 3, "LINEAR"),
+    ("FIT", ("XZY", "AXIS_ANGLE"), 1, 3, "LINEAR"),
+    ("TARGET_KEYS", ("QUATERNION", "YXZ"), 12, 2, "LINEAR"),
+    ("FIT", ("QUATERNION", "XYZ"), 1, 3, "BEZIER"),
 ])
 def test_reduced_bake_keeps_the_bound_with_far_fewer_keys(empty_file: bpy.types.Scene, mode: str,
-                                                          modes: tuple[str, str], every: int, fewer: int) -> None:
+                                                          modes: tuple[str, str], every: int, fewer: int,
+                                                          shape: str) -> None:
     rig, target = walking_arm(modes, every)
     rigs.add_chain(rig, target)
     assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
     full_keys = key_count(rig)
     full = rigs.evaluate(rig, target, FRAMES)
-    assert rigs.bake(rig, FRAMES[0], FRAMES[-1], key_reduction=mode, reduction_tolerance=TOLERANCE) == {"FINISHED"}
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1], key_reduction=mode, reduction_tolerance=TOLERANCE,
+                     reduction_shape=shape) == {"FINISHED"}
     reduced = rigs.evaluate(rig, target, FRAMES)
     bound = TOLERANCE * (rig.a + rig.b) * SCALE
     distance = np.linalg.norm(reduced.tip_world - full.tip_world, axis=1)
@@ -84,7 +87,9 @@ def test_reduced_bake_keeps_the_bound_with_far_fewer_keys(empty_file: bpy.types.
     kept_frames = keyed_frames(rig)
     chain = rig.armature.soft_ik_2d.chains[0]
     assert chain.kept_keys == len(kept_frames)
-    print(f"{mode} {modes}: {len(kept_frames)} of {len(FRAMES)} frames keyed, {kept_keys} of {full_keys} keys, "
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, rigs.rotation_prop(modes[0])[0]), 1)
+    assert fc is not None and {kp.interpolation for kp in fc.keyframe_points} == {shape}
+    print(f"{mode} {shape} {modes}: {len(kept_frames)} of {len(FRAMES)} frames keyed, {kept_keys} of {full_keys} keys, "
           f"worst {distance.max():.3g} <= {bound:.3g}")
     assert len(kept_frames) <= len(FRAMES) // fewer
     if mode == "TARGET_KEYS":
