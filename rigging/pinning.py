@@ -73,6 +73,12 @@ def _basis(mode: str, loc: np.ndarray, rot: np.ndarray, scale: np.ndarray) -> np
     return out
 
 
+def _has_deltas(obj: bpy.types.Object) -> bool:
+    return (tuple(obj.delta_location) != (0.0, 0.0, 0.0) or tuple(obj.delta_rotation_euler) != (0.0, 0.0, 0.0)
+            or tuple(obj.delta_rotation_quaternion) != (1.0, 0.0, 0.0, 0.0)
+            or tuple(obj.delta_scale) != (1.0, 1.0, 1.0))
+
+
 def _check_target(chain: bpy.types.PropertyGroup, target: bpy.types.Object | None) -> bpy.types.Object:
     if target is None:
         raise ChainError(say(msg.PIN_NO_TARGET, chain=chain.name))
@@ -82,7 +88,7 @@ def _check_target(chain: bpy.types.PropertyGroup, target: bpy.types.Object | Non
     acting = [con for con in target.constraints if not con.mute and con.influence > 0]
     if acting:
         raise ChainError(say(msg.PIN_CONSTRAINED, target=target.name, constraint=acting[0].name))
-    if not sampling._identity_deltas(target):
+    if _has_deltas(target):
         raise ChainError(say(msg.PIN_DELTAS, target=target.name))
     key_target.check_not_shared(target)  # another object playing the same keys would be pinned too
     anim = target.animation_data

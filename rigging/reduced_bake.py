@@ -25,9 +25,10 @@ import bpy
 import numpy as np
 
 from ..solver import key_reduction
+from ..solver.chain_step import ERROR_RESOLUTION
 from . import bake, verification
 from . import messages as msg
-from .chain_solve import ERROR_RESOLUTION, ChainSolution, axes_2d
+from .chain_solve import ChainSolution
 from .messages import say
 from .rig import ChainRig
 from .target_parenting import keyed_frames
@@ -56,7 +57,7 @@ class Reduction:
 
 def _model_values(rig: ChainRig, sol: ChainSolution) -> np.ndarray:
     """The channels as the tip model reads them: pose rotations, root offset (shoulder-space x, y), stretch."""
-    offset = sol.root_offset @ axes_2d(rig).T
+    offset = sol.root_offset @ rig.axes_2d.T
     return np.concatenate([sol.deltas, offset, sol.stretch[:, None]], axis=1)
 
 
