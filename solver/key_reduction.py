@@ -27,8 +27,11 @@ SPLIT_LONGER = 256
 
 
 def interpolate_kept(frames: ArrayLike, values: ArrayLike, kept: ArrayLike) -> FloatArray:
-    """``values`` (N, C) as linear keys on the ``kept`` frames play them back on every frame (constant beyond
-    the first and last kept frame, like Blender's constant extrapolation)."""
+    """The values linear keys on the kept frames play back on every frame.
+
+    ``values`` is (N, C); beyond the first and last kept frame the value holds, like Blender's constant
+    extrapolation.
+    """
     f = np.asarray(frames, dtype=np.float64)
     v = np.asarray(values, dtype=np.float64)
     k = np.asarray(kept, dtype=bool)
@@ -42,8 +45,10 @@ def interpolate_kept(frames: ArrayLike, values: ArrayLike, kept: ArrayLike) -> F
 
 
 def refine(kept: ArrayLike, deviation: ArrayLike, budget: ArrayLike, *, split_longer: int | None = None) -> BoolArray:
-    """One Douglas-Peucker step: every run of frames between kept frames that holds a frame whose ``deviation``
-    exceeds its ``budget`` gets its worst such frame (largest excess) kept. Kept frames are never over budget
+    """One Douglas-Peucker step: the worst over-budget frame of each run between kept frames is kept.
+
+    Every run of frames between kept frames that holds a frame whose ``deviation`` exceeds its ``budget`` gets
+    its worst such frame (largest excess) kept. Kept frames are never over budget
     (their keys are the full bake's); NaN deviations (frames not measured) are ignored. Returns a new mask,
     equal to ``kept`` when nothing is over budget. With ``split_longer``, a run over budget longer than that
     many frames also gets its middle frame: the worst frame of a long run that crosses many turns of the path
@@ -76,7 +81,9 @@ def refine(kept: ArrayLike, deviation: ArrayLike, budget: ArrayLike, *, split_lo
 
 def reduce_keys(frames: ArrayLike, values: ArrayLike, tip: Callable[[FloatArray], FloatArray], budget: ArrayLike,
                 kept: ArrayLike | None = None, *, max_rounds: int = 100_000) -> BoolArray:
-    """Frames to keep so that ``tip`` of the linearly interpolated ``values`` stays within ``budget`` of
+    """Frames to keep so that the interpolated pose's tip stays within the budget on every frame.
+
+    ``tip`` of the linearly interpolated ``values`` stays within ``budget`` (length units, scalar or (N,)) of
     ``tip(values)`` on every frame. ``tip`` maps (M, C) values to (M, D) positions row by row; ``kept`` is the
     first guess (default: first and last frame), always kept."""
     f = np.asarray(frames, dtype=np.float64)
@@ -106,8 +113,11 @@ def reduce_keys(frames: ArrayLike, values: ArrayLike, tip: Callable[[FloatArray]
 
 
 def chain_tip(values: ArrayLike, rest_angles: ArrayLike, lengths: ArrayLike) -> FloatArray:
-    """Tip of a planar chain in its shoulder space from baked channels ``values`` (N, n + 3): each bone's pose
-    rotation from its rest angle (n), the root offset (2, shoulder-space x and y) and the uniform stretch (1)."""
+    """Tip of a planar chain in its shoulder space from its baked channels.
+
+    ``values`` is (N, n + 3): each bone's pose rotation from its rest angle (n, radians), the root offset (2,
+    shoulder-space x and y) and the uniform stretch (1). Returns (N, 2).
+    """
     v = np.asarray(values, dtype=np.float64)
     n = len(np.asarray(lengths))
     angles = v[:, :n] + np.asarray(rest_angles, dtype=np.float64)

@@ -27,7 +27,7 @@ def blend_weights(blend: int) -> np.ndarray:
 
 
 def held_weights(start: int, end: int, blend: int) -> tuple[np.ndarray, np.ndarray]:
-    """(frames start..end+blend, weight of the target's own motion on each): 0 while held, then the blend."""
+    """The frames a pin changes and the weight of the target's own motion on each (0 while held)."""
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
     frames = np.arange(start, end + blend + 1, dtype=np.float64)
