@@ -199,7 +199,10 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     pin.frame_start, pin.frame_end, pin.blend_frames = start, end, blend
     pin.target = target
     pin.span_start, pin.span_end = math.floor(span[0]), math.ceil(span[1])
-    pin.saved_keys = json.dumps({"action_created": not had_action, "parent": _parenting(target), "channels": saved})
+    # Order among every pin of this target (chains sharing it too), so Unpin can tell which came later.
+    order = 1 + max((_order(p) for _c, p in pins), default=0)
+    pin.saved_keys = json.dumps({"action_created": not had_action, "parent": _parenting(target), "order": order,
+                                 "channels": saved})
     return len(frames), note
 
 
@@ -207,6 +210,13 @@ def _parenting(obj: bpy.types.Object) -> list[Any]:
     """What the saved keys are relative to: keys restored under another parent would move the target elsewhere."""
     return [obj.parent.name if obj.parent else "", obj.parent_type, obj.parent_bone,
             [round(x, 6) for row in obj.matrix_parent_inverse for x in row]]
+
+
+def _order(pin: bpy.types.PropertyGroup) -> int:
+    try:
+        return int(json.loads(pin.saved_keys).get("order", 0))
+    except (ValueError, AttributeError):
+        return 0
 
 
 def pin_index_at(chain: bpy.types.PropertyGroup, frame: int) -> int | None:
@@ -221,9 +231,11 @@ def unpin_target(chain: bpy.types.PropertyGroup, index: int) -> bpy.types.Object
     """Put back the keys pin ``index`` of ``chain`` replaced, exactly; returns the target. Raises
     :class:`ChainError` (nothing changed) when a later pin rewrote some of the same keys: unpin that first."""
     pin = chain.pins[index]
-    for later in list(chain.pins)[index + 1:]:
-        if later.target == pin.target and later.span_start <= pin.span_end and pin.span_start <= later.span_end:
-            raise ChainError(say(msg.UNPIN_ORDER, chain=chain.name, start=pin.frame_start, end=pin.frame_end,
+    others = [(c, p) for c in chain.id_data.soft_ik_2d.chains for p in c.pins if p != pin and p.target == pin.target]
+    for owner, later in others:
+        if (_order(later) > _order(pin) and later.span_start <= pin.span_end
+                and pin.span_start <= later.span_end):
+            raise ChainError(say(msg.UNPIN_ORDER, chain=owner.name, start=pin.frame_start, end=pin.frame_end,
                                  later_start=later.frame_start, later_end=later.frame_end))
     target = pin.target
     if target is None:
