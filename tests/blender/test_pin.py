@@ -224,3 +224,14 @@ def test_unpin_refused_after_reparenting(empty_file: bpy.types.Scene) -> None:
     with pytest.raises(RuntimeError, match="re-parented"):
         bpy.ops.pose.soft_ik_unpin_target()
     assert all_keys(target) == keys and len(chain.pins) == 1
+
+
+def test_pin_panel_icons_exist_in_this_blender() -> None:
+    """draw() cannot run headless; a wrong icon name would raise there, so check the names here."""
+    import re
+    from pathlib import Path
+
+    icons = set(bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items.keys())
+    path = Path(harness.package("panels").__file__).parent / "pin_panel.py"
+    used = set(re.findall(r'icon="([A-Z_0-9]+)"', path.read_text(encoding="utf-8")))
+    assert used == {"PINNED", "UNPINNED"} and used <= icons
