@@ -148,3 +148,23 @@ def test_reduced_strategy_channels_keep_the_bound(empty_file: bpy.types.Scene, s
     frames = set(rigs.key_frames(fc)[:, 0].tolist())
     assert frames <= keyed_frames(rig) | {1.0, 120.0}
     assert len(keyed_frames(rig)) < 120 and chain.kept_keys == len(keyed_frames(rig))
+
+
+def test_reduced_bake_in_nla_tweak_mode(empty_file: bpy.types.Scene) -> None:
+    """Keys in the tweaked strip's own time (offset, scale): the reduced keys still play back within the bound of
+    the full bake on every baked scene frame."""
+    import test_actions_and_clear as nla
+
+    rig, target, _strip = nla.nla_rig()
+    frames = nla.REPEAT_FRAMES
+    assert rigs.bake(rig, frames[0], frames[-1]) == {"FINISHED"}
+    full = rigs.evaluate(rig, target, frames)
+    tolerance = 1e-2  # the target moves fast here (a turn every 40 frames, in and out of reach)
+    assert rigs.bake(rig, frames[0], frames[-1], key_reduction="FIT", reduction_tolerance=tolerance) == {"FINISHED"}
+    reduced = rigs.evaluate(rig, target, frames)
+    bound = tolerance * rig.length * rig.world_scale
+    distance = np.linalg.norm(reduced.tip_world - full.tip_world, axis=1)
+    assert distance.max() <= bound * (1 + 1e-3), (distance.max(), bound)
+    kept = rig.armature.soft_ik_2d.chains[0].kept_keys
+    print(f"NLA tweak mode: {kept} of {len(frames)} frames keyed, worst {distance.max():.3g} <= {bound:.3g}")
+    assert 2 <= kept <= len(frames) // 2
