@@ -96,7 +96,7 @@ def bake_ours(rigs, s, frames: int) -> tuple[float, float]:  # type: ignore[no-u
 
 def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
     """Remove the previous run's keys so every run is a first bake (the rig's own body keys stay)."""
-    package("rigging.bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
+    package("rigging.bake").clear_bakes(s.armature, list(s.armature.soft_ik_2d.chains))
     left = {fc.data_path for fc in package("rigging.anim_keys").iter_fcurves(s.armature)}
     if any(name in path for path in left for name in ('"upper"', '"lower"')):
         raise RuntimeError(f"clear_bake left baked curves: {sorted(left)}")
