@@ -51,8 +51,7 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
 
 
 def bone_path(bone: str, prop: str) -> str:
-    name = bpy.utils.escape_identifier(bone)
-    return f'pose.bones["{name}"]["{prop}"]' if prop.startswith("soft_ik") else f'pose.bones["{name}"].{prop}'
+    return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
@@ -169,11 +168,13 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
     chain["baked_channels"] = "\n".join(f"{path}\t{index}" for path, index in channels)
 
 
-def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> None:
-    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched."""
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> verification.Keyed:
+    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched. Returns
+    what was written, for :func:`verify_written`."""
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
+    every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
     frames = key_target.key_times(obj, sol.frames)[keep]
     start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
@@ -182,15 +183,19 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
     written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
 
     def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
-        values = values.reshape(len(sol.frames), -1)[keep]
+        values = values.reshape(len(sol.frames), -1)
+        if not every:
+            values = values[keep]
         for i in range(values.shape[1]):
             fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            needed = essential_keys(values[:, i])
-            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start_t, end=end_t,
-                                 interpolation=interpolation)
-            co = np.stack([frames[needed], values[needed, i]], axis=1).astype(np.float32)
+            column = values[:, i].astype(np.float32)
+            needed = essential_keys(column)
+            co = anim_keys.write_keys(fc, frames[needed], column[needed], start=start_t, end=end_t,
+                                      interpolation=interpolation)
+            keyed[fc.as_pointer()] = column
             written.append(bake_records.Written(bone, prop, i, co, interpolation))
 
     modes = _rotation_modes(rig)
@@ -203,6 +208,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
         put(channel.bone, channel.prop, channel.values, channel.interpolation)
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
+    return verification.Keyed(times=frames, values=keyed)
 
 
 def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
@@ -273,12 +279,14 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
 
 
 def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
-                   start: int, end: int) -> list[tuple[ChainSolution, str | None]]:
-    """Measure what Blender plays back from the keys just written (:mod:`verification`). Where the lower bone's
-    tail differs from the solved tip by more than the tolerance, the error curve is re-keyed with the measured
-    distance and the chain gets a warning naming the frames. Returns each solution with the errors it keyed."""
+                   start: int, end: int, keyed: Sequence[verification.Keyed | None] | None = None,
+                   ) -> list[tuple[ChainSolution, str | None]]:
+    """Measure what Blender plays back from the keys just written (:mod:`verification`; ``keyed``: what
+    :func:`write_solution` returned per chain). Where the lower bone's tail differs from the solved tip by more
+    than the tolerance, the error curve is re-keyed with the measured distance and the chain gets a warning
+    naming the frames. Returns each solution with the errors it keyed."""
     out: list[tuple[ChainSolution, str | None]] = []
-    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions), strict=True):
+    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions, keyed), strict=True):
         if not ver.mismatch.any():
             out.append((sol, None))
             continue

@@ -27,7 +27,7 @@ _OWNED_PROPS = ('["soft_ik_error"]', '["soft_ik_flags"]')
 
 
 def _prefix(bone: str) -> str:
-    return f'pose.bones["{bpy.utils.escape_identifier(bone)}"]'
+    return anim_keys.pose_bone_path(bone)
 
 
 def _path_animated(armature: bpy.types.Object, path: str, index: int | None = None) -> bool:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..solver.chain_description import ChainDescription, ChainSettings
 from ..solver.spaces import PLANES
-from . import linked_data
+from . import anim_keys, linked_data
 from . import messages as msg
 from .messages import say
 
@@ -259,8 +259,7 @@ def _driver_inputs(owner: bpy.types.Object, prefix: str) -> list[tuple[str, bpy.
                     continue
                 bone = target.bone_target if variable.type != "SINGLE_PROP" else ""
                 path = target.data_path if variable.type == "SINGLE_PROP" else ""
-                if path.startswith('pose.bones["'):
-                    bone = path[len('pose.bones["'):].split('"]', 1)[0]
+                bone = anim_keys.bone_of_path(path) or bone
                 out.append((fcurve.data_path, obj, bone if obj.type == "ARMATURE" else ""))
     return out
 
@@ -283,7 +282,7 @@ def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, st
             if _acting(con):
                 out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in
                         _constraint_inputs(con)]
-        prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"]'
+        prefix = anim_keys.pose_bone_path(bone)
         out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, prefix)]
         out.append((obj, "", say(msg.CYCLE_VIA_ARMATURE)))
         return out
