@@ -67,6 +67,9 @@ INPUT_POLE = "pole '{name}'"
 INPUT_ARMATURE = "armature '{name}'"
 INPUT_PARENT = "parent bone '{name}'"
 BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
+# reduced_bake.py: editable bakes with fewer keys
+REDUCED_KEYS = ("{label}: kept {kept} of {full} frames' keys (within {tolerance:.3g} of the full bake's tip on every "
+                "frame, measured in playback: worst {worst:.3g})")
 SKIPPED_FRAMES = "; skipped non-finite target frames {frames}"
 MORE_FRAMES = " and {count} more"
 STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evaluation (constraints, drivers, NLA or "
@@ -133,6 +136,27 @@ SPACE_IN_CHAIN = ("Chain '{chain}': the declared {space} space ({path}) moves wi
                   "declare a space the chain does not move (a bone above the chain, the armature or the world)")
 SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
 REPARENTED = "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)"
+
+# pinning.py: a target pinned where it stands (a planted foot)
+PIN_NO_TARGET = "Chain '{chain}' has no target to pin; set its Target first"
+PIN_CONSTRAINED = ("Target '{target}' has the acting constraint '{constraint}', so its keys alone do not say where it "
+                   "is; mute or remove the constraint before pinning")
+PIN_DELTAS = ("Target '{target}' has delta transforms, which the pin does not convert; set them back to zero (Object "
+              "Properties > Transform > Delta Transform) first")
+PIN_DRIVEN = "Target '{target}': {path} is driven, so keys cannot hold it; remove or mute the driver before pinning"
+PIN_NLA = "Target '{target}' plays NLA strips; pin it in its action alone (leave tweak mode, mute the NLA tracks)"
+PIN_CURVE_SHAPE = ("Target '{target}': the F-curve {path} has modifiers or extrapolates beyond its keys, which the pin "
+                   "cannot keep exact; remove the modifiers and set Extrapolation to Constant first")
+PIN_OVERLAP = "Chain '{chain}' is already pinned on frames {start}-{end} (with its blend frames); unpin that first"
+PINNED = ("Pinned '{target}' in world space on frames {start}-{end}, blending back over {blend} frame(s); "
+          "its keys changed on frames {first}-{last} only")
+UNPINNED = "Unpinned '{target}' on frames {start}-{end}: its keys are as they were before the pin"
+UNPIN_NONE = "Chain '{chain}' has no pinned range"
+UNPIN_ORDER = ("Chain '{chain}': the pin on frames {later_start}-{later_end} rewrote keys the pin on frames "
+               "{start}-{end} saved; unpin it first")
+POLL_NO_PIN = "Chain '{chain}' has no pinned range"
+UNPIN_REPARENTED = ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
+                    "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin")
 
 # key_target.py / bake_records.py: where a bake's keys go, and what Clear removes
 TIME_REMAPPED = ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
