@@ -52,7 +52,10 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     bones = [pose[name] for name in rig.bone_names]
     modes = [pb.rotation_mode for pb in bones]
     deltas = sol.deltas[index].tolist()
-    if not all(m in _FAST_MODES for m in modes) or not all(math.isfinite(d) for d in deltas):
+    # A blend with FK keys (IK influence) or a non-uniform scale (Preserve Volume) is written as channel_values
+    # gives it.
+    blended = sol.rotations is not None or sol.scale is not None
+    if blended or not all(m in _FAST_MODES for m in modes) or not all(math.isfinite(d) for d in deltas):
         return _apply_channels(rig, sol, index, bones, modes)
     # Quaternions and axis-angles in floats (a drag poses every chain on every update); the channels besides the
     # rotations are the ones ChainDescription.owned_channels lists, in its order.
