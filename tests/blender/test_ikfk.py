@@ -311,9 +311,11 @@ def test_snap_one_frame_keys_it_and_solve_keeps_the_pose(empty_file: bpy.types.S
                                (np.array(rig.armature.matrix_world) @ np.append(tail, 1.0))[:3], atol=1e-5)
 
 
+@pytest.mark.parametrize("volume", [False, True])
 @pytest.mark.parametrize("how", ["solve", "live_preview"])
-def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, how: str) -> None:
-    rig, _chain, target, ratio = stretch_rig(preserve_volume=False)
+def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, how: str, volume: bool) -> None:
+    rig, _chain, target, ratio = stretch_rig(preserve_volume=volume)
+    rig.armature.data.bones[rig.lower].inherit_scale = "ALIGNED"
     frame = int(np.argmin(np.abs(ratio - 1.1))) + 1  # a target 1.1 chain lengths away: reached stretched
     scene = bpy.context.scene
     scene.frame_set(frame)
@@ -328,7 +330,9 @@ def test_solve_and_live_preview_stretch_to_reach(empty_file: bpy.types.Scene, ho
         pb = rig.armature.pose.bones
         tip = (np.array(rig.armature.matrix_world) @ np.append(np.array(pb[rig.lower].tail), 1.0))[:3]
         assert np.linalg.norm(tip - np.array(target.matrix_world.translation)) < 1e-5 * rig.length
-        assert 1.05 < pb[rig.upper].scale[1] <= 1.25
+        k = pb[rig.upper].scale[1]
+        assert 1.05 < k <= 1.25
+        assert pb[rig.upper].scale[0] == pytest.approx(1 / math.sqrt(k) if volume else k, rel=1e-6)
         assert int(pb[rig.lower]["soft_ik_flags"]) & 256
     finally:
         rig.armature.soft_ik_2d.live_preview = False
