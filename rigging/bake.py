@@ -135,7 +135,7 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
+    return [solve_chain(rig, frames, s, fps=fps, sensitivity=False) for rig, s in zip(rigs, samples, strict=True)]
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:

@@ -154,12 +154,14 @@ def _target_filter(rig: ChainRig, fps: float) -> TargetFilter | None:
 
 
 def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps: float = 24.0,
-                previous: Any = None, smooth_root: bool = True) -> ChainSolution:
+                previous: Any = None, smooth_root: bool = True, sensitivity: bool = True) -> ChainSolution:
     """Solve one chain over ``frames`` (time order) from its sampled world matrices.
 
     ``smooth_root=False``: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
     (the live preview: its previous solve may be another frame, the same frame before a drag, or another
     strategy, so blending made the offset lag and depend on that history instead of matching the bake).
+    ``sensitivity=False`` reports none (zeros): a bake keys no sensitivity, and it costs about a quarter of the
+    two-bone solve.
     """
     valid = np.asarray(_finite_rows(samples.armature) & _finite_rows(samples.target)
                        & _finite_rows(samples.parent) & _finite_rows(samples.pole), dtype=bool)
@@ -208,7 +210,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                                        limits=_limits(rig), inner_softness=float(chain.inner_softness),
                                        previous=previous, root_smoothing=root_smoothing, **common)
         angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
-        sensitivity = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12)
+        gain = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if sensitivity else np.zeros(n_frames)
     else:
         solve = solve_ccd if chain.solver == "CCD" else solve_fabrik
         initial = rig.rest_angles.copy()
@@ -216,7 +218,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
                        initial_angles=initial, previous=previous, root_smoothing=root_smoothing,
                        **common)
         angles = result.angles
-        sensitivity = np.zeros(n_frames)
+        gain = np.zeros(n_frames)
 
     deltas = angles - rig.rest_angles
     if n_frames > 1:
@@ -241,7 +243,7 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
     # curve (a few keys) instead of one key of noise per frame.
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
     return ChainSolution(frames=frames, valid=valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
-                         error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=sensitivity,
+                         error=error, flags=np.reshape(result.flags, -1).astype(np.int64), sensitivity=gain,
                          tip_world=tip_world, target_world=target_world, solved_target_world=solved_world,
                          base=np.broadcast_to(base, (n_frames, 4, 4)), state=result.state,
                          # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
