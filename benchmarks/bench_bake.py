@@ -96,7 +96,7 @@ def bake_ours(rigs, s, frames: int) -> tuple[float, float]:  # type: ignore[no-u
 
 def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
     """Remove the previous run's keys so every run is a first bake (the rig's own body keys stay)."""
-    package("rigging.bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
+    package("rigging.bake").clear_bakes(s.armature, list(s.armature.soft_ik_2d.chains))
     left = {fc.data_path for fc in package("rigging.anim_keys").iter_fcurves(s.armature)}
     if any(name in path for path in left for name in ('"upper"', '"lower"')):
         raise RuntimeError(f"clear_bake left baked curves: {sorted(left)}")
@@ -122,8 +122,7 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     samples = bake.sample_chains(ctx, prepared, fr)
     t.append(time.perf_counter())
     fps = ctx.scene.render.fps / ctx.scene.render.fps_base
-    sols = [chain_solve.solve_chain(r, fr, smp, fps=fps, sensitivity=False)
-            for r, smp in zip(prepared, samples, strict=True)]
+    sols = chain_solve.solve_chains(prepared, fr, samples, fps=fps, sensitivity=False)  # as bake.solve_chains
     t.append(time.perf_counter())
     keyed = [bake.write_solution(r, sol, 1, frames) for r, sol in zip(prepared, sols, strict=True)]
     t.append(time.perf_counter())
