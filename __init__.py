@@ -13,9 +13,9 @@ def _modules() -> tuple[ModuleType, ...]:
     # Dependency order: properties first (everything reads them), translations last.
     from . import operators, panels
     from .panels import overlay
-    from .rigging import linked_data, live_preview, properties, translations
+    from .rigging import cli, linked_data, live_preview, properties, translations
 
-    return (properties, linked_data, operators, panels, live_preview, overlay, translations)
+    return (properties, linked_data, operators, panels, live_preview, overlay, cli, translations)
 
 
 def register() -> None:

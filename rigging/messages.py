@@ -159,6 +159,33 @@ CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is als
                 "would change; give '{armature}' its own copy of the action and Clear")
 CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
 
+# pipeline*.py / cli.py: baking files from the command line (``blender --command soft_ik_2d bake``)
+DRIVER_NEEDS_AUTORUN = ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' "
+                        "does not run while auto-run of the file's scripts is off (the default for files baked "
+                        "from the command line), so the chain would bake from a stale value; pass "
+                        "--enable-autoexec if you trust the file, or make it a simple expression")
+FILE_MISSING = "'{file}' does not exist or is not a file"
+FILE_UNREADABLE = "'{file}' could not be opened as a .blend file (corrupt or truncated?): {reason}"
+FILE_CRASHED = ("Blender ended without a report while baking '{file}' (exit status {status}; it crashed or was "
+                "killed); the other files were baked on their own")
+FILE_TIMED_OUT = "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone"
+FILE_INTERNAL_ERROR = ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please "
+                       "report it with the 'log' of this file's report entry")
+FILE_NOT_SAVED = "'{file}' was baked but could not be saved to '{path}': {reason}"
+NO_CHAINS_IN_FILE = "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked"
+ARMATURE_NOT_FOUND = ("'{file}': no armature named '{name}' with Soft IK chains in scene '{scene}' (found: {found}); "
+                      "check --armature")
+CHAIN_NOT_FOUND = "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain"
+NONE_FOUND = "none"
+PROGRESS_BAKED = ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
+                  "{error:.6g}{saved} ({seconds:.1f} s)")
+PROGRESS_NONE_BAKED = "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)"
+PROGRESS_SAVED = ", saved to {path}"
+PROGRESS_NOT_SAVED = ", not saved (no --save or --output-dir)"
+PROGRESS_FAILED = "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)"
+PIPELINE_DONE = "{files} file(s): {baked} chain(s) baked, {refused} refused, {failed} file(s) failed; report: {report}"
+BAD_FRAMES = "--frames must be START-END with whole numbers, END not before START (got '{value}')"
+
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))
 

@@ -461,6 +461,48 @@ ZH: dict[str, str] = {
         "请给“{armature}”一份自己的动作副本后再清除",
     "{label}: kept {count} baked key(s) edited since the bake (they are yours now)":
         "{label}：保留了 {count} 个烘焙后被编辑过的键（它们现在属于你）",
+    # pipeline*.py / cli.py
+    ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' does not run while "
+     "auto-run of the file's scripts is off (the default for files baked from the command line), so the chain "
+     "would bake from a stale value; pass --enable-autoexec if you trust the file, or make it a simple expression"):
+        "{label}：'{owner}' 的驱动器 {path} 需要自动运行：自动运行文件脚本关闭时（命令行烘焙文件的默认设置），"
+        "它的 Python 表达式 '{expression}' 不会运行，链会用过时的值烘焙；如果信任该文件，请加上 --enable-autoexec，"
+        "或将其改为简单表达式",
+    "'{file}' does not exist or is not a file": "'{file}' 不存在或不是文件",
+    "'{file}' could not be opened as a .blend file (corrupt or truncated?): {reason}":
+        "无法将 '{file}' 作为 .blend 文件打开（文件损坏或被截断？）：{reason}",
+    ("Blender ended without a report while baking '{file}' (exit status {status}; it crashed or was killed); the "
+     "other files were baked on their own"):
+        "烘焙 '{file}' 时 Blender 未留下报告就结束了（退出状态 {status}；崩溃或被终止）；其他文件已各自烘焙",
+    "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone":
+        "烘焙 '{file}' 超过了 {seconds} 秒，已被停止；请增大 --timeout 或单独烘焙它",
+    ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please report it with "
+     "the 'log' of this file's report entry"):
+        "烘焙 '{file}' 时遇到意外错误（{reason}）而停止；文件未保存。请附上此文件报告条目中的 'log' 报告该问题",
+    "'{file}' was baked but could not be saved to '{path}': {reason}":
+        "'{file}' 已烘焙，但无法保存到 '{path}'：{reason}",
+    "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked":
+        "'{file}'：场景 '{scene}' 中没有带 Soft IK 链的骨架；未烘焙任何内容",
+    ("'{file}': no armature named '{name}' with Soft IK chains in scene '{scene}' (found: {found}); check "
+     "--armature"):
+        "'{file}'：场景 '{scene}' 中没有名为 '{name}' 且带 Soft IK 链的骨架（找到：{found}）；请检查 --armature",
+    "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain":
+        "'{file}'：所选骨架上没有名为 '{name}' 的 Soft IK 链（找到：{found}）；请检查 --chain",
+    "none": "无",
+    ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
+     "{error:.6g}{saved} ({seconds:.1f} s)"):
+        "[{index}/{count}] {file}：已烘焙 {baked} 条链，拒绝 {refused} 条{names}，最大误差 {error:.6g}{saved}"
+        "（{seconds:.1f} 秒）",
+    "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)":
+        "[{index}/{count}] {file}：没有链被烘焙，拒绝 {refused} 条{names}；未保存（{seconds:.1f} 秒）",
+    ", saved to {path}": "，已保存到 {path}",
+    ", not saved (no --save or --output-dir)": "，未保存（没有 --save 或 --output-dir）",
+    "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)":
+        "[{index}/{count}] {file}：失败：{reason}（{seconds:.1f} 秒）",
+    "{files} file(s): {baked} chain(s) baked, {refused} refused, {failed} file(s) failed; report: {report}":
+        "{files} 个文件：已烘焙 {baked} 条链，拒绝 {refused} 条，{failed} 个文件失败；报告：{report}",
+    "--frames must be START-END with whole numbers, END not before START (got '{value}')":
+        "--frames 必须是整数 START-END，且 END 不早于 START（收到 '{value}'）",
 }
 
 
