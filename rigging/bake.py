@@ -134,7 +134,8 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    return chain_solve.solve_chains(rigs, frames, samples, fps=fps)
+    # Nothing a bake writes or reports reads the sensitivity (only the overlay and panel do, from the preview).
+    return chain_solve.solve_chains(rigs, frames, samples, fps=fps, sensitivity=False)
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:
