@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, IntProperty
+from bpy.props import BoolProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, linked_data, posing
+from ..rigging import bake, linked_data, posing, takes
 from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..rigging.messages import say
-from ..rigging.rig import ChainRig
+from ..rigging.rig import ChainError, ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
 
@@ -96,6 +96,13 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     frame_end: IntProperty(name="End Frame", description="Last frame to bake (included)")
     only_active_chain: BoolProperty(name="Only Active Chain", description="Bake only the active chain of the "
                                     "active armature", default=False)
+    to_new_action: BoolProperty(name="To New Action", description="Bake into a new action (a copy of the current "
+                                "one, assigned to the armature), leaving the current action untouched",
+                                default=False)
+    action_name: StringProperty(name="Action Name", description="Name of the new action (empty: the current "
+                                "action's name followed by 'Take')")
+    push_to_nla: BoolProperty(name="Push to NLA", description="After the bake, push the new action down to a new "
+                              "NLA track (as Push Down does)", default=False)
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -119,6 +126,12 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED)
         if batch is None:
             return {"CANCELLED"}
+        if self.to_new_action:
+            try:
+                takes.check(_armatures_of(batch.rigs), self.action_name)
+            except ChainError as err:
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
         stepped = bake.stepped_inputs(context, batch.rigs)
         with ProgressReport(context.window_manager) as progress:
@@ -129,6 +142,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 return {"CANCELLED"}
             rigs = batch.rigs
             progress.step()
+            taken = []
+            if self.to_new_action:
+                for arm in _armatures_of(rigs):
+                    taken.append((arm, *takes.start(arm, self.action_name)))
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
             for rig, sol in zip(rigs, solutions, strict=True):
@@ -143,6 +160,11 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 if warning:
                     reports[-1].warnings.append(warning)
             progress.leave_substeps()
+        for arm, take, note in taken:
+            self.report({"INFO"}, note)
+            if self.push_to_nla:
+                track = takes.push_down(arm, take)
+                self.report({"INFO"}, say(msg.TAKE_PUSHED, take=take.name, armature=arm.name, track=track.name))
         for report in reports:
             self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
             for warning in report.warnings:

@@ -159,6 +159,18 @@ CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is als
                 "would change; give '{armature}' its own copy of the action and Clear")
 CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
 
+# takes.py: a bake into a new action
+TAKE_NAME_SEVERAL = ("Action Name '{action}' names one action, but {count} armatures are baked; leave it empty (each "
+                     "armature gets its own take) or bake one armature at a time")
+TAKE_NAME_TAKEN = ("An action named '{action}' already exists; choose another Action Name (or assign that action "
+                   "and bake without To New Action)")
+TAKE_IN_TWEAK_MODE = ("'{armature}' is tweaking an NLA strip, whose action the keys would have to go into; leave "
+                      "tweak mode (NLA editor) or bake without To New Action")
+TAKE_COPIED = ("'{armature}' was baked into the new action '{take}', a copy of '{action}', which is unchanged: "
+               "switch back to it in the Action Editor")
+TAKE_NEW = "'{armature}' was baked into the new action '{take}'"
+TAKE_PUSHED = "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'"
+
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))
 
