@@ -475,7 +475,7 @@ ZH: dict[str, str] = {
         "或不勾选“烘焙到新动作”再烘焙",
     ("'{armature}' was baked into the new action '{take}', a copy of '{action}', which is unchanged: "
      "switch back to it in the Action Editor"):
-        "“{armature}”已烘焙到新动作“{take}”（“{action}”的副本），“{action}”保持不变："
+        "“{armature}”已烘焙到新动作“{take}”（“{action}”的副本），原动作保持不变："
         "可在动作编辑器中切换回它",
     "'{armature}' was baked into the new action '{take}'":
         "“{armature}”已烘焙到新动作“{take}”",
