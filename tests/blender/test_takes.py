@@ -8,12 +8,15 @@ playback (``frame_set``, the evaluated tail against the target).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
 import rigs
-from test_actions_and_clear import LAYERED, action_curves, all_actions, assert_same, clear, setup
+import test_library_overrides as overrides
+from test_actions_and_clear import LAYERED, action_curves, all_actions, assert_same, clear
+from test_actions_and_clear import setup as chain_setup
 
 FRAMES = list(range(1, 61))
 
@@ -37,7 +40,7 @@ def assert_bakes_true(rig: rigs.ArmRig, target: bpy.types.Object, frames: list[i
 
 
 def test_take_leaves_the_original_identical_and_clear_touches_only_the_take(empty_file: bpy.types.Scene) -> None:
-    rig, target, _chain = setup()
+    rig, target, _chain = chain_setup()
     arm = rig.armature
     original = arm.animation_data.action
     before = all_actions()
@@ -65,7 +68,7 @@ def test_take_leaves_the_original_identical_and_clear_touches_only_the_take(empt
 
 
 def test_switching_takes_and_baking_again_never_mixes_them(empty_file: bpy.types.Scene) -> None:
-    rig, target, chain = setup()
+    rig, target, chain = chain_setup()
     arm = rig.armature
     original = arm.animation_data.action
     assert rigs.bake(rig, 1, 30) == {"FINISHED"}  # a bake into the animator's action, before any take
@@ -104,7 +107,7 @@ def test_switching_takes_and_baking_again_never_mixes_them(empty_file: bpy.types
 
 
 def test_take_pushed_to_nla_plays_true_and_clears(empty_file: bpy.types.Scene) -> None:
-    rig, target, _chain = setup()
+    rig, target, _chain = chain_setup()
     arm = rig.armature
     original = arm.animation_data.action
     before = all_actions()
@@ -140,7 +143,7 @@ def test_take_without_an_action_starts_empty(empty_file: bpy.types.Scene) -> Non
 
 @pytest.mark.skipif(not LAYERED, reason="slots exist on 4.4+")
 def test_take_keeps_only_the_armature_s_slot(empty_file: bpy.types.Scene) -> None:
-    rig, target, _chain = setup()
+    rig, target, _chain = chain_setup()
     arm = rig.armature
     original = arm.animation_data.action
     other = rigs.new_empty("Prop")
@@ -160,7 +163,7 @@ def test_take_keeps_only_the_armature_s_slot(empty_file: bpy.types.Scene) -> Non
 
 
 def test_a_taken_name_or_tweak_mode_is_refused_and_nothing_changes(empty_file: bpy.types.Scene) -> None:
-    rig, _target, _chain = setup()
+    rig, _target, _chain = chain_setup()
     bpy.data.actions.new("Taken").use_fake_user = True
     bpy.context.scene.frame_set(1)
     before = rigs.snapshot()
@@ -181,3 +184,34 @@ def test_a_taken_name_or_tweak_mode_is_refused_and_nothing_changes(empty_file: b
     with pytest.raises(RuntimeError, match="tweaking an NLA strip"):
         rigs.bake(rig, 1, 30, to_new_action=True)
     rigs.assert_same_snapshot(before, rigs.snapshot())
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("take_library") / "rig_library.blend"
+    overrides.build_library(path)
+    return path
+
+
+@pytest.mark.parametrize("variant", overrides.VARIANTS)
+def test_take_of_a_library_override_is_local_and_the_library_s_action_stays(library: Path, variant: str) -> None:
+    shot = overrides.override_shot(library, variant)
+    linked = shot.arm.animation_data.action
+    assert linked.library is not None
+    linked_before = overrides.linked_actions()
+    body_before = overrides.played_curves(shot.arm)
+
+    assert overrides.bake(shot, to_new_action=True, action_name="Shot Take") == {"FINISHED"}
+    take = shot.arm.animation_data.action
+    assert take.name == "Shot Take" and take.library is None
+    assert overrides.linked_actions() == linked_before
+    after = overrides.played_curves(shot.arm)
+    for key, co in body_before.items():
+        assert after[key] == co, f"the body animation {key} changed"
+    overrides.assert_true_bake(shot)
+
+    assert clear() == {"FINISHED"}
+    assert overrides.played_curves(shot.arm) == body_before
+    assert overrides.linked_actions() == linked_before
+    shot.arm.animation_data.action = linked  # the library's action can be switched back to
+    assert overrides.played_curves(shot.arm) == body_before
