@@ -171,6 +171,14 @@ TAKE_COPIED = ("'{armature}' was baked into the new action '{take}', a copy of '
 TAKE_NEW = "'{armature}' was baked into the new action '{take}'"
 TAKE_PUSHED = "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'"
 
+# operators/mirror.py: mirror a chain to the other side
+MIRROR_NO_SIDE = ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
+                  "bone to mirror to; name the bones by Blender's left/right convention")
+MIRROR_BONES_MISSING = ("{label}: the opposite bone(s) {bones} are not in armature '{armature}'; add them (Edit Mode: "
+                        "Armature > Symmetrize) first")
+MIRROR_EXISTS = "{label}: the opposite chain already exists: {reason}"
+MIRRORED_CHAIN = "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'"
+
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))
 

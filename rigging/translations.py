@@ -482,6 +482,22 @@ ZH: dict[str, str] = {
     "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'":
         "“{armature}”的镜次“{take}”已下推到 NLA 轨道“{track}”",
     # operators/solve_bake.py: bake into a take
+    # operators/mirror.py
+    ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
+     "bone to mirror to; name the bones by Blender's left/right convention"):
+        "{label}：骨骼 {bones} 的名称不含左右（.L/.R、_L/_R、-L/-R、Left/Right），没有可镜像到的对侧骨骼；"
+        "请按 Blender 的左右命名约定命名骨骼",
+    ("{label}: the opposite bone(s) {bones} are not in armature '{armature}'; add them (Edit Mode: "
+     "Armature > Symmetrize) first"):
+        "{label}：骨架“{armature}”中没有对侧骨骼 {bones}；请先添加它们（编辑模式：骨架 > 对称）",
+    "{label}: the opposite chain already exists: {reason}":
+        "{label}：对侧的链已存在：{reason}",
+    "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'":
+        "已将链“{chain}”镜像为“{mirror}”（{bones}），目标为“{target}”",
+    "Mirror Soft IK Chain":
+        "镜像 Soft IK 链",
+    "Create the active chain's opposite (bones .L/.R, _L/_R, -L/-R, Left/Right), bend and target mirrored":
+        "创建活动链的对侧链（骨骼 .L/.R、_L/_R、-L/-R、Left/Right），弯曲方向和目标均镜像",
     "To New Action":
         "烘焙到新动作",
     ("Bake into a new action (a copy of the current one, assigned to the armature), leaving the current "
