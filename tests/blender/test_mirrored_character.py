@@ -20,18 +20,23 @@ import rigs
 FRAMES = list(range(1, 41))
 
 
-def character(name: str, flip: float, rest_bend_deg: float = 25.0) -> rigs.ArmRig:
+def character(name: str, scale: tuple[float, float, float], rest_bend_deg: float = 25.0) -> rigs.ArmRig:
     rig = rigs.build_arm(name, rest_bend_deg=rest_bend_deg)
     rigs.animate_parent(rig, FRAMES, lambda f: 0.5 * math.sin(f / 7.0), lambda f: (0.02 * f, -0.01 * f))
-    rigs.place_armature(rig, location=(0.7, -0.4, 0.3), rotation=(0.0, 0.3, 0.0), scale=(1.3 * flip, 1.3, 1.3),
+    rigs.place_armature(rig, location=(0.7, -0.4, 0.3), rotation=(0.0, 0.3, 0.0), scale=scale,
                         keyed_shift=lambda f: (0.03 * f, 0.0, -0.02 * f), frames=FRAMES)
     return rig
 
 
-def pair(*, pole: bool = False, **chain_props: object) -> list[tuple[rigs.ArmRig, bpy.types.Object]]:
+FLIPS = {"x": (-1.3, 1.3, 1.3), "z": (1.3, 1.3, -1.3), "normal": (1.3, -1.3, 1.3)}
+
+
+def pair(*, pole: bool = False, flip: str = "x", **chain_props: object) -> list[tuple[rigs.ArmRig, bpy.types.Object]]:
+    """An unflipped character and one flipped along ``flip`` (an in-plane axis turns it around or upside down;
+    the plane normal (Y for the XZ plane) mirrors it in depth only)."""
     out = []
-    for name, flip in (("Right", 1.0), ("Flipped", -1.0)):
-        rig = character(name, flip)
+    for name, scale in (("Right", (1.3, 1.3, 1.3)), ("Flipped", FLIPS[flip])):
+        rig = character(name, scale)
         target = rigs.circle_target(rig, FRAMES, lambda f: 0.5 + 1.3 * (0.5 + 0.5 * math.sin(f / 3.0)),
                                     lambda f: 0.25 * f - 0.6, name=f"{name}Target")
         if pole:
@@ -56,9 +61,10 @@ def elbow_side(ev: rigs.Evaluated, normal: np.ndarray) -> np.ndarray:
     return np.sign(np.cross(ev.tip - ev.shoulder, ev.elbow - ev.shoulder) @ normal)
 
 
+@pytest.mark.parametrize("flip", list(FLIPS))
 @pytest.mark.parametrize("pole", [False, True], ids=["bend", "pole"])
-def test_flipped_character_bakes_true_with_the_same_bend(empty_file: bpy.types.Scene, pole: bool) -> None:
-    characters = pair(pole=pole, softness=0.05)
+def test_flipped_character_bakes_true_with_the_same_bend(empty_file: bpy.types.Scene, pole: bool, flip: str) -> None:
+    characters = pair(pole=pole, flip=flip, softness=0.05)
     evaluated = []
     for rig, target in characters:
         chain = rig.armature.soft_ik_2d.chains[0]
