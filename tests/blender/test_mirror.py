@@ -174,3 +174,30 @@ def test_an_existing_opposite_chain_is_refused_by_name(empty_file: bpy.types.Sce
     assert mirror() == {"FINISHED"}
     left.armature.soft_ik_2d.active_chain_index = 0
     assert_refused(["already exists", "'Arm.R'", "'Lower.R'"])
+
+
+def test_character_space_target_is_mirrored_under_the_same_bone(empty_file: bpy.types.Scene) -> None:
+    left = symmetric_rig()
+    arm = left.armature
+    bpy.context.scene.frame_set(1)
+    world = rigs.circle_points(left, FRAMES, lambda f: 1.1 + 0.5 * math.sin(f / 4.0), lambda f: 0.15 * f - 1.2)
+    hand_l = rigs.new_empty("Hand.L")
+    rigs.key_in_parent_space(hand_l, arm, "Root", FRAMES, world)
+    chain_l = rigs.add_chain(left, hand_l, target_space="CHARACTER", name="Arm.L")
+    assert chain_l.space_bone == "Root"
+    scene = bpy.context.scene
+    scene.frame_set(9)
+    assert mirror() == {"FINISHED"}
+    chain_r = arm.soft_ik_2d.chains["Arm.R"]
+    hand_r = chain_r.target
+    assert (hand_r.parent, hand_r.parent_type, hand_r.parent_bone) == (arm, "BONE", "Root")
+    assert chain_r.target_space == "CHARACTER" and chain_r.space_bone == "Root"
+    np.testing.assert_allclose(np.array(hand_r.matrix_world.translation),
+                               mirrored_points(left, [9], np.array([hand_l.matrix_world.translation]))[0], atol=1e-5)
+    # Unanimated, it moves with the root bone: the declared space matches, both chains bake and play true.
+    assert rigs.bake(left, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    right = right_side(left)
+    for rig, target in ((left, hand_l), (right, hand_r)):
+        ev = rigs.evaluate(rig, target, FRAMES)
+        miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
+        np.testing.assert_allclose(keyed_error(rig, FRAMES), miss, atol=1e-5 * rig.length * rig.world_scale)
