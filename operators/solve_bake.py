@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, IntProperty, StringProperty
@@ -16,14 +18,22 @@ from .common import armature_poll, chains_with, selected_armatures
 
 
 def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool,
-                 refused: str) -> Batch | None:
+                 refused: str, before_checks: Callable[[list[bpy.types.Object]], None] | None = None
+                 ) -> Batch | None:
     """Check every chain of every selected armature (or only the active chain) before any change. Returns the
-    valid chains with the reasons of the others, or None (reported) when no chain can go ahead."""
+    valid chains with the reasons of the others, or None (reported) when no chain can go ahead.
+    ``before_checks`` gets the armatures first (a take is started there); a ChainError it raises is reported."""
     selection = [(arm, chains) for arm, chains in
                  selection_of(context, chains_with(selected_armatures(context)), only_active) if chains]
     if not selection:
         op.report({"ERROR"}, no_chain_message(context, only_active))
         return None
+    if before_checks is not None:
+        try:
+            before_checks([arm for arm, _chains in selection])
+        except ChainError as err:
+            op.report({"ERROR"}, str(err))
+            return None
     batch = prepare_batch(selection)
     if not batch.rigs:
         op.report({"ERROR"}, batch.report(refused))
@@ -123,15 +133,28 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if end < start:
             self.report({"ERROR"}, say(msg.END_BEFORE_START, end=end, start=start))
             return {"CANCELLED"}
-        batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED)
+        taken: list[takes.Take] = []
+        baked: list[bpy.types.Object] = []
+        try:
+            return self._bake(context, start, end, taken, baked)
+        finally:
+            # A take whose armature had no chain to bake goes again, so a refused bake changes nothing.
+            for take in taken:
+                if take.armature not in baked:
+                    takes.rollback(take)
+
+    def _bake(self, context: bpy.types.Context, start: int, end: int, taken: list[takes.Take],
+              baked: list[bpy.types.Object]) -> set[str]:
+        """The bake; ``taken`` receives the takes started, ``baked`` the armatures whose keys were written."""
+
+        def start_takes(armatures: list[bpy.types.Object]) -> None:
+            takes.check(armatures, self.action_name)
+            taken.extend(takes.start(arm, self.action_name) for arm in armatures)
+
+        batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED,
+                             start_takes if self.to_new_action else None)
         if batch is None:
             return {"CANCELLED"}
-        if self.to_new_action:
-            try:
-                takes.check(_armatures_of(batch.rigs), self.action_name)
-            except ChainError as err:
-                self.report({"ERROR"}, str(err))
-                return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
         stepped = bake.stepped_inputs(context, batch.rigs)
         with ProgressReport(context.window_manager) as progress:
@@ -141,11 +164,8 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
                 return {"CANCELLED"}
             rigs = batch.rigs
+            baked.extend(_armatures_of(rigs))
             progress.step()
-            taken = []
-            if self.to_new_action:
-                for arm in _armatures_of(rigs):
-                    taken.append((arm, *takes.start(arm, self.action_name)))
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
             for rig, sol in zip(rigs, solutions, strict=True):
@@ -160,11 +180,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 if warning:
                     reports[-1].warnings.append(warning)
             progress.leave_substeps()
-        for arm, take, note in taken:
-            self.report({"INFO"}, note)
+        for take in taken:
+            if take.armature not in baked:
+                continue
+            self.report({"INFO"}, take.note)
             if self.push_to_nla:
-                track = takes.push_down(arm, take)
-                self.report({"INFO"}, say(msg.TAKE_PUSHED, take=take.name, armature=arm.name, track=track.name))
+                track = takes.push_down(take.armature, take.action)
+                self.report({"INFO"}, say(msg.TAKE_PUSHED, take=take.action.name, armature=take.armature.name,
+                                          track=track.name))
         for report in reports:
             self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
             for warning in report.warnings:

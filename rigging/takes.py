@@ -1,7 +1,9 @@
 """Takes: a bake written into a new action, so the animator's own action stays exactly as it was.
 
 A take starts as a copy of the action the armature plays (or as an empty action when it plays none) and is
-assigned to the armature before the first key is written; the bake then writes into it like into any action.
+assigned to the armature before its chains are checked, so they are checked against it: an original that other
+IDs play too is fine (it is never written). When none of the armature's chains can be baked the take is rolled
+back and the file is as before. The bake then writes into the take like into any action.
 The copy carries the bake records of its copied keys (:mod:`bake_records`), so Clear on the take removes what
 the bakes wrote there and nothing in the original; Clear on the original, once assigned again, leaves the take
 alone (an action the armature does not play is never cleared).
@@ -15,6 +17,7 @@ as Blender's Push Down does (the armature then plays it through the NLA and has 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import bpy
@@ -39,17 +42,35 @@ def check(armatures: Sequence[bpy.types.Object], name: str) -> None:
             raise ChainError(say(msg.TAKE_IN_TWEAK_MODE, armature=armature.name))
 
 
-def start(armature: bpy.types.Object, name: str = "") -> tuple[bpy.types.Action, str]:
-    """Give ``armature`` a new action (a copy of the one it plays) to bake into; returns it and a message
-    saying where the keys go. Call after :func:`check` and after every chain was solved."""
+@dataclass
+class Take:
+    """A take started on an armature, and what :func:`rollback` needs to put everything back."""
+
+    armature: bpy.types.Object
+    action: bpy.types.Action
+    note: str  # where the keys went, for the report
+    source: bpy.types.Action | None
+    source_handle: int
+    source_fake_user: bool
+    made_animation_data: bool
+
+
+def start(armature: bpy.types.Object, name: str = "") -> Take:
+    """Give ``armature`` a new action (a copy of the one it plays) to bake into. Call after :func:`check`;
+    the chains are checked afterwards, against the take (whose only player is ``armature``: an original
+    action other IDs play too is never written, so it is no reason to refuse), and :func:`rollback` undoes
+    the take of an armature none of whose chains can be baked."""
+    made = armature.animation_data is None
     anim = armature.animation_data or armature.animation_data_create()
     source = anim.action
+    handle = anim_keys.slot_handle(armature)
     if source is None:
         take = bpy.data.actions.new(name or armature.name + DEFAULT_SUFFIX)
         anim.action = take
         anim_keys.ensure_action(armature)  # the slot, layer and strip the bake's curves go into (4.4+)
-        return take, say(msg.TAKE_NEW, armature=armature.name, take=take.name)
-    handle = anim_keys.slot_handle(armature)
+        return Take(armature, take, say(msg.TAKE_NEW, armature=armature.name, take=take.name), None, handle,
+                    False, made)
+    fake_user = bool(source.use_fake_user)
     take = source.copy()  # a linked action gives a local copy: keys never go into linked data
     take.name = name or source.name + DEFAULT_SUFFIX
     take.use_fake_user = False
@@ -59,7 +80,23 @@ def start(armature: bpy.types.Object, name: str = "") -> tuple[bpy.types.Action,
     _keep_only_played_slot(armature, take)
     if source.library is None and source.users == 0:
         source.use_fake_user = True  # the animator's action must survive saving, to be switched back to
-    return take, say(msg.TAKE_COPIED, armature=armature.name, take=take.name, action=source.name)
+    note = say(msg.TAKE_COPIED, armature=armature.name, take=take.name, action=source.name)
+    return Take(armature, take, note, source, handle, fake_user, made)
+
+
+def rollback(take: Take) -> None:
+    """Undo :func:`start` before any key was written: the armature plays its original action (and slot)
+    again, the take is removed, the original's fake user is as it was."""
+    anim = take.armature.animation_data
+    anim.action = take.source
+    if take.source is not None:
+        if anim_keys.LAYERED_ACTIONS and take.source_handle >= 0:
+            anim.action_slot = next((s for s in take.source.slots if s.handle == take.source_handle), None)
+        if take.source.library is None:
+            take.source.use_fake_user = take.source_fake_user
+    bpy.data.actions.remove(take.action)
+    if take.made_animation_data:
+        take.armature.animation_data_clear()
 
 
 def _keep_only_played_slot(armature: bpy.types.Object, take: bpy.types.Action) -> None:

@@ -162,6 +162,52 @@ def test_take_keeps_only_the_armature_s_slot(empty_file: bpy.types.Scene) -> Non
     assert_bakes_true(rig, target, FRAMES)
 
 
+def test_a_shared_action_bakes_into_a_take_and_the_other_rig_keeps_its_animation(empty_file: bpy.types.Scene) -> None:
+    """The take is the armature's own copy: the shared original is never written, so it is no reason to refuse."""
+    rig, target, _chain = chain_setup()
+    twin = rigs.build_arm("Twin")
+    action = rig.armature.animation_data.action
+    twin.armature.animation_data_create().action = action
+    if LAYERED:
+        twin.armature.animation_data.action_slot = rig.armature.animation_data.action_slot
+    twin_before = rigs.evaluate(twin, target, FRAMES)
+    before = all_actions()
+    with pytest.raises(RuntimeError, match="also played by 'Twin'"):
+        rigs.bake(rig, 1, 60)  # into the shared action: refused as before
+    assert rigs.bake(rig, 1, 60, to_new_action=True) == {"FINISHED"}
+    take = rig.armature.animation_data.action
+    assert take != action and twin.armature.animation_data.action == action
+    assert_same(before, {k: v for k, v in all_actions().items() if k[0] != take.name})
+    twin_after = rigs.evaluate(twin, target, FRAMES)
+    np.testing.assert_array_equal(twin_after.tip, twin_before.tip)
+    assert_bakes_true(rig, target, FRAMES)
+
+
+def test_a_refused_bake_leaves_no_take_behind(empty_file: bpy.types.Scene) -> None:
+    rig, _target, chain = chain_setup()
+    good = rigs.build_arm("Good")
+    good_target = rigs.circle_target(good, FRAMES, lambda f: 1.0 + 0.5 * math.sin(f / 3.0), lambda f: 0.1 * f,
+                                     name="GoodTarget")
+    rigs.add_chain(good, good_target)
+    chain.target = None  # the first rig's only chain cannot be baked
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    rigs.enter_pose_mode(rig)
+    before = rigs.snapshot()
+    with pytest.raises(RuntimeError, match="no target"):
+        bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=30, to_new_action=True)
+    rigs.assert_same_snapshot(before, rigs.snapshot())
+    assert rig.armature.animation_data.action.name == "RigAction"
+
+    # With a second armature that can bake, only that one gets a take.
+    good.armature.select_set(True)
+    assert bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=30, to_new_action=True) == {"FINISHED"}
+    assert rig.armature.animation_data.action.name == "RigAction"
+    assert good.armature.animation_data.action.name == "Good Take"
+    assert sorted(a.name for a in bpy.data.actions) == sorted([*before["actions"], "Good Take"])
+    assert_bakes_true(good, good_target, list(range(1, 31)))
+
+
 def test_a_taken_name_or_tweak_mode_is_refused_and_nothing_changes(empty_file: bpy.types.Scene) -> None:
     rig, _target, _chain = chain_setup()
     bpy.data.actions.new("Taken").use_fake_user = True
