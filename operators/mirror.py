@@ -95,20 +95,22 @@ class POSE_OT_soft_ik_mirror_chain(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[str]:
         armature = context.active_object
         settings = armature.soft_ik_2d
-        source = settings.chains[settings.active_chain_index]
+        index = settings.active_chain_index
+        source_name = settings.chains[index].name
         try:
-            mirror = self._mirror(context, armature, source)
+            mirror = self._mirror(context, armature, index)
         except ChainError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        self.report({"INFO"}, say(msg.MIRRORED_CHAIN, chain=source.name, mirror=mirror.name,
+        self.report({"INFO"}, say(msg.MIRRORED_CHAIN, chain=source_name, mirror=mirror.name,
                                   bones=" > ".join(chain_bone_names(armature, mirror)), target=mirror.target.name))
         return {"FINISHED"}
 
-    def _mirror(self, context: bpy.types.Context, armature: bpy.types.Object,
-                source: bpy.types.PropertyGroup) -> bpy.types.PropertyGroup:
-        """Checks everything before the first change; raises :class:`ChainError` with the file unchanged."""
+    def _mirror(self, context: bpy.types.Context, armature: bpy.types.Object, index: int) -> bpy.types.PropertyGroup:
+        """Mirror chain ``index``. Checks everything before the first change; raises :class:`ChainError` with the
+        file unchanged."""
         settings = armature.soft_ik_2d
+        source = settings.chains[index]
         label = say(msg.CHAIN_LABEL, chain=source.name, armature=armature.name)
         bones = chain_bone_names(armature, source)
         if source.target is None:
@@ -127,8 +129,10 @@ class POSE_OT_soft_ik_mirror_chain(bpy.types.Operator):
         if taken is not None:
             raise ChainError(say(msg.MIRROR_EXISTS, label=label, reason=taken))
 
+        name = _unique_name(settings.chains, flip_name(source.name) or opposite[-1])
         chain = settings.chains.add()
-        chain.name = _unique_name(settings.chains, flip_name(source.name) or opposite[-1])
+        source = settings.chains[index]  # adding an item may move the others: a reference taken before is stale
+        chain.name = name
         chain.upper_bone, chain.lower_bone = opposite[0], opposite[-1]
         _copy_settings(source, chain, armature.soft_ik_2d.plane)
         created: list[bpy.types.Object] = []

@@ -102,7 +102,7 @@ def test_mirrored_chain_bakes_the_reflection_of_the_first_side(empty_file: bpy.t
     assert mirror() == {"FINISHED"}
     chains = arm.soft_ik_2d.chains
     assert [c.name for c in chains] == ["Arm.L", "Arm.R"]
-    chain_r = chains["Arm.R"]
+    chain_l, chain_r = chains["Arm.L"], chains["Arm.R"]  # adding a chain may move the others: fetch again
     assert (chain_r.upper_bone, chain_r.lower_bone) == ("Upper.R", "Lower.R")
     assert chain_r.bend == -chain_l.bend and chain_r.softness == chain_l.softness
     assert chain_r.target_space == chain_l.target_space and chain_r.limit_strategy == chain_l.limit_strategy
@@ -138,6 +138,7 @@ def test_opposite_target_found_by_name_and_pole_mirrored(empty_file: bpy.types.S
     chain_l.pole = pole_l
     assert chain_l.name == "Lower_L"
     objects = len(bpy.data.objects)
+    del chain_l
     assert mirror() == {"FINISHED"}
     chain_r = left.armature.soft_ik_2d.chains[-1]
     assert chain_r.name == "Lower_R" and chain_r.target == hand_r
@@ -185,6 +186,7 @@ def test_character_space_target_is_mirrored_under_the_same_bone(empty_file: bpy.
     rigs.key_in_parent_space(hand_l, arm, "Root", FRAMES, world)
     chain_l = rigs.add_chain(left, hand_l, target_space="CHARACTER", name="Arm.L")
     assert chain_l.space_bone == "Root"
+    del chain_l
     scene = bpy.context.scene
     scene.frame_set(9)
     assert mirror() == {"FINISHED"}
