@@ -20,7 +20,7 @@ REFLECT = np.diag([-1.0, 1.0, 1.0])
 
 
 def symmetric_rig(scale: tuple[float, float, float] = (1.3, 1.3, 1.3), *, sides: tuple[str, ...] = ("L", "R"),
-                  sep: str = ".") -> rigs.ArmRig:
+                  sep: str = ".", hands: bool = False) -> rigs.ArmRig:
     """A 'Root' bone on the mirror axis with an arm on each side (``Upper<sep>L`` > ``Lower<sep>L`` and the
     reflected ``...R``), drawn in the XZ plane, on a moved, rotated (and with ``scale`` maybe flipped) object
     that travels; the root bobs up and down (a motion symmetric under the mirror)."""
@@ -47,6 +47,11 @@ def symmetric_rig(scale: tuple[float, float, float] = (1.3, 1.3, 1.3), *, sides:
         upper.head, upper.tail, upper.roll = left.point(*(s2 * mirror)), left.point(*(e2 * mirror)), 0.3 * flip
         lower.head, lower.tail, lower.roll = left.point(*(e2 * mirror)), left.point(*(t2 * mirror)), -0.7 * flip
         upper.parent, lower.parent, lower.use_connect = root, upper, True
+        if hands:
+            hand = eb.new(f"Hand{sep}{side}")
+            h2 = t2 + np.array([0.3, -0.1])
+            hand.head, hand.tail, hand.roll = lower.tail, left.point(*(h2 * mirror)), 0.2 * flip
+            hand.parent, hand.use_connect = lower, True
     bpy.ops.object.mode_set(mode="OBJECT")
     arm.soft_ik_2d.plane = "XZ"
     rigs.animate_parent(left, FRAMES, lambda f: 0.0, lambda f: (0.0, 0.15 * math.sin(f / 5.0)))
@@ -203,3 +208,29 @@ def test_character_space_target_is_mirrored_under_the_same_bone(empty_file: bpy.
         ev = rigs.evaluate(rig, target, FRAMES)
         miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
         np.testing.assert_allclose(keyed_error(rig, FRAMES), miss, atol=1e-5 * rig.length * rig.world_scale)
+
+
+def test_a_three_bone_chain_mirrors_and_both_sides_bake_true(empty_file: bpy.types.Scene) -> None:
+    left = symmetric_rig(hands=True)
+    arm = left.armature
+    target = rigs.circle_target(left, FRAMES, lambda f: 1.2 + 0.6 * math.sin(f / 4.0), lambda f: 0.1 * f - 1.0,
+                                name="Reach.L")
+    rigs.enter_pose_mode(left, "Hand.L")
+    target.select_set(True)
+    assert bpy.ops.pose.soft_ik_add_chain(chain_length=3, name="Arm.L") == {"FINISHED"}
+    target.select_set(False)
+    assert mirror() == {"FINISHED"}
+    chain_l, chain_r = arm.soft_ik_2d.chains["Arm.L"], arm.soft_ik_2d.chains["Arm.R"]
+    assert (chain_r.upper_bone, chain_r.lower_bone, chain_r.chain_length) == ("Upper.R", "Hand.R", 3)
+    assert chain_r.solver == chain_l.solver == "FABRIK"
+    path = np.array([np.array(m)[:3, 3] for m in rigs.world_matrices(target, FRAMES)])
+    rigs.key_locations(chain_r.target, FRAMES, mirrored_points(left, FRAMES, path))
+    assert rigs.bake(left, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    tips = []
+    for lower, obj in (("Hand.L", target), ("Hand.R", arm.soft_ik_2d.chains["Arm.R"].target)):
+        rig = rigs.ArmRig(arm, "XZ", "Upper." + lower[-1], lower, "Root", left.a, left.b, left.offset)
+        ev = rigs.evaluate(rig, obj, FRAMES)
+        miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
+        np.testing.assert_allclose(keyed_error(rig, FRAMES), miss, atol=1e-5 * rig.length * rig.world_scale)
+        tips.append(ev.tip)
+    np.testing.assert_allclose(tips[1], tips[0] @ REFLECT, atol=1e-4)
