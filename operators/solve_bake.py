@@ -109,10 +109,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     to_new_action: BoolProperty(name="To New Action", description="Bake into a new action (a copy of the current "
                                 "one, assigned to the armature), leaving the current action untouched",
                                 default=False)
-    action_name: StringProperty(name="Action Name", description="Name of the new action (empty: the current "
-                                "action's name followed by 'Take')")
-    push_to_nla: BoolProperty(name="Push to NLA", description="After the bake, push the new action down to a new "
-                              "NLA track (as Push Down does)", default=False)
+    action_name: StringProperty(name="Action Name", description="Name of the new action of To New Action (empty: "
+                                "the current action's name followed by 'Take')")
+    push_to_nla: BoolProperty(name="Push to NLA", description="With To New Action: after the bake, push the new "
+                              "action down to a new NLA track (as Push Down does)", default=False)
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:

@@ -505,12 +505,12 @@ ZH: dict[str, str] = {
         "烘焙到一个新动作（当前动作的副本，并指定给骨架），当前动作保持不变",
     "Action Name":
         "动作名称",
-    "Name of the new action (empty: the current action's name followed by 'Take')":
-        "新动作的名称（留空：当前动作的名称后加“Take”）",
+    "Name of the new action of To New Action (empty: the current action's name followed by 'Take')":
+        "“烘焙到新动作”所建新动作的名称（留空：当前动作的名称后加“Take”）",
     "Push to NLA":
         "下推到 NLA",
-    "After the bake, push the new action down to a new NLA track (as Push Down does)":
-        "烘焙后把新动作下推到一条新的 NLA 轨道（与“下推”相同）",
+    "With To New Action: after the bake, push the new action down to a new NLA track (as Push Down does)":
+        "配合“烘焙到新动作”：烘焙后把新动作下推到一条新的 NLA 轨道（与“下推”相同）",
 }
 
 
