@@ -96,7 +96,7 @@ def bake_ours(rigs, s, frames: int) -> tuple[float, float]:  # type: ignore[no-u
 
 def reset_bake(s) -> None:  # type: ignore[no-untyped-def]
     """Remove the previous run's keys so every run is a first bake (the rig's own body keys stay)."""
-    package("rigging.bake").clear_bake(s.armature, list(s.armature.soft_ik_2d.chains))
+    package("rigging.bake").clear_bakes(s.armature, list(s.armature.soft_ik_2d.chains))
     left = {fc.data_path for fc in package("rigging.anim_keys").iter_fcurves(s.armature)}
     if any(name in path for path in left for name in ('"upper"', '"lower"')):
         raise RuntimeError(f"clear_bake left baked curves: {sorted(left)}")
@@ -124,10 +124,9 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     fps = ctx.scene.render.fps / ctx.scene.render.fps_base
     sols = [chain_solve.solve_chain(r, fr, smp, fps=fps) for r, smp in zip(prepared, samples, strict=True)]
     t.append(time.perf_counter())
-    for r, sol in zip(prepared, sols, strict=True):
-        bake.write_solution(r, sol, 1, frames)
+    keyed = [bake.write_solution(r, sol, 1, frames) for r, sol in zip(prepared, sols, strict=True)]
     t.append(time.perf_counter())
-    checked = bake.verify_written(ctx, prepared, sols, 1, frames)  # playback measured from the new keys
+    checked = bake.verify_written(ctx, prepared, sols, 1, frames, keyed)  # playback measured from the new keys
     t.append(time.perf_counter())
     for r, (sol, _warning) in zip(prepared, checked, strict=True):
         bake.store_report(r, sol, 1, frames)

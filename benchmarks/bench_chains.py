@@ -6,6 +6,11 @@ over the baseline measured in the same run, and the time of a 10,000-frame solve
 bake target is 0.5 s including key writing). The baseline is the textbook loop: each frame warm-starts from
 the previous one and sweeps until the tip is within the same tolerance (1e-6 L), recomputing the chain from
 its angles for every joint (CCD) or walking lists of points (FABRIK), capped at 500 iterations per frame.
+
+Last, several two-bone chains of one bake through the pure chain step (``solver.chain_step``, world matrices in,
+solutions out): one ``solve_chain`` call per chain (each chain pays its own overhead) against one
+``solve_chains`` call for all of them, for 1 frame (the Solve operator) and 250 frames (a bake), with a moving
+armature and parent bone for every chain.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from solver.ccd import solve_ccd
+from solver.chain_description import ChainDescription, ChainSettings
+from solver.chain_step import ChainSamples, solve_chain, solve_chains
 from solver.fabrik import solve_fabrik
 
 Pose = list[float]
@@ -127,5 +134,54 @@ def main() -> None:
               " (solve only; bake target 0.5 s with keys)")
 
 
+REPEATS = 50  # solves per timing in several_chains (one solve is well under a millisecond)
+
+
+def _two_bone_chain(k: int) -> ChainDescription:
+    """Bones along +Y from the origin, turning about +Z; lengths and settings differ from chain to chain."""
+    lengths = np.array([1.0 + 0.1 * k, 0.8 + 0.05 * k])
+    z = np.array([0.0, 0.0, 1.0])
+    return ChainDescription(bone_names=(f"upper{k}", f"lower{k}"), parent_name="body", lengths=lengths,
+                            rest_angles=np.zeros(2), normal=z, local_axes=np.tile(z, (2, 1)), upper_rest=np.eye(4),
+                            parent_to_upper=np.eye(4),
+                            settings=ChainSettings(softness=0.05, limit_strategy=("ACCEPT", "STRETCH")[k % 2]))
+
+
+def _chain_samples(k: int, frames: int) -> ChainSamples:
+    t = np.linspace(0.0, 1.0, frames)
+    moving = np.tile(np.eye(4), (frames, 1, 1))
+    moving[:, 0, 3] = 0.1 * t
+    moving[:, :2, :2] = np.stack([np.stack([np.cos(0.2 * t), -np.sin(0.2 * t)], -1),
+                                  np.stack([np.sin(0.2 * t), np.cos(0.2 * t)], -1)], -2)
+    target = np.tile(np.eye(4), (frames, 1, 1))
+    target[:, :3, 3] = np.stack([np.cos(3 * t + k), 1.2 + 0.5 * np.sin(2 * t), 0 * t], axis=1)
+    return ChainSamples(armature=moving.copy(), target=target, parent=moving.copy(), pole=None)
+
+
+def several_chains() -> None:
+    print(f"{'chains':>7} {'frames':>7} {'one call per chain':>19} {'one call for all':>17} {'speed-up':>9}")
+    for chains in (2, 4, 8):
+        for frames in (1, 250):
+            rigs = [_two_bone_chain(k) for k in range(chains)]
+            samples = [_chain_samples(k, frames) for k in range(chains)]
+            fr = np.arange(1.0, frames + 1.0)
+            def each(rigs: list[ChainDescription] = rigs, samples: list[ChainSamples] = samples,
+                     fr: np.ndarray = fr) -> None:
+                for _ in range(REPEATS):
+                    for rig, s in zip(rigs, samples, strict=True):
+                        solve_chain(rig, fr, s)
+
+            def together(rigs: list[ChainDescription] = rigs, samples: list[ChainSamples] = samples,
+                         fr: np.ndarray = fr) -> None:
+                for _ in range(REPEATS):
+                    solve_chains(rigs, fr, samples)
+
+            apart, _ = timed(each)
+            joint, _ = timed(together)
+            print(f"{chains:>7} {frames:>7} {apart / REPEATS * 1e3:>16.2f} ms {joint / REPEATS * 1e3:>14.2f} ms"
+                  f" {apart / joint:>8.1f}x")
+
+
 if __name__ == "__main__":
     main()
+    several_chains()

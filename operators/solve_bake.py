@@ -81,14 +81,21 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         if not batch.rigs:
             self.report({"ERROR"}, batch.report(msg.BATCH_NOT_SOLVED))
             return {"CANCELLED"}
+        warnings: list[str] = []
         if self.insert_keys:
             _local_actions(self, _armatures_of(batch.rigs))
+            keyed = [bake.write_solution(rig, sol, frame, frame) for rig, sol in zip(batch.rigs, solutions,
+                                                                                       strict=True)]
+            # The keyed error is what Blender plays back from the new keys, as in a bake.
+            checked = bake.verify_written(context, batch.rigs, solutions, frame, frame, keyed)
+            solutions = [sol for sol, _warning in checked]
+            warnings = [warning for _sol, warning in checked if warning]
         for rig, sol in zip(batch.rigs, solutions, strict=True):
-            if self.insert_keys:
-                bake.write_solution(rig, sol, frame, frame)
             posing.apply_frame(rig, sol, 0)
         worst = max(float(s.error[0]) for s in solutions)
         self.report({"INFO"}, say(msg.SOLVED, count=len(batch.rigs), frame=frame, error=worst))
+        for warning in warnings:
+            self.report({"WARNING"}, warning)
         if batch.refused:
             self.report({"WARNING"}, batch.report(msg.BATCH_NOT_SOLVED))
         return {"FINISHED"}
@@ -168,13 +175,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.step()
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
+            keyed = []
             for rig, sol in zip(rigs, solutions, strict=True):
-                bake.write_solution(rig, sol, start, end)
+                keyed.append(bake.write_solution(rig, sol, start, end))
                 progress.step()
             progress.leave_substeps()
             # What Blender plays back from the new keys; the error curve and report carry the measured truth.
             reports = []
-            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end),
+            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end, keyed),
                                            strict=True):
                 reports.append(bake.store_report(rig, sol, start, end))
                 if warning:

@@ -178,6 +178,66 @@ def remove_fcurve(fcurve: bpy.types.FCurve) -> None:
     raise ValueError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] not found in {action.name!r}")
 
 
+def blends_layers(action: bpy.types.Action) -> bool:
+    """Whether ``action`` plays several layers or strips blended together (4.4+; never for legacy actions), so
+    its F-curves are not one plain set of values."""
+    return LAYERED_ACTIONS and (len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers))
+
+
+def _unconverted(action: bpy.types.Action) -> bool:
+    """A legacy action on 4.4/4.5 (F-curves of its own, no layers); 5.0 has no such actions."""
+    return (getattr(action, "is_action_legacy", False) and len(action.layers) == 0
+            and "fcurves" in bpy.types.Action.bl_rna.properties)
+
+
+def all_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
+    """Every F-curve of ``action``, of every slot (4.4+) or the legacy list."""
+    if not LAYERED_ACTIONS or _unconverted(action):
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips if strip.type == "KEYFRAME"
+            for bag in strip.channelbags for fc in bag.fcurves]
+
+
+def scratch_action(name: str) -> tuple[bpy.types.Action, Any]:
+    """A new action played by nothing, and the collection to create its F-curves in (its channelbag for an
+    object slot on 4.4+, the action itself on 4.2): room for temporary curve copies."""
+    action = bpy.data.actions.new(name)
+    if not LAYERED_ACTIONS:
+        return action, action
+    slot = action.slots.new(id_type="OBJECT", name=name)
+    return action, action.layers.new(name).strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
+
+
+# --- data paths ------------------------------------------------------------------------------------------------
+
+_BONE_PREFIX = 'pose.bones["'
+
+
+def pose_bone_path(bone: str, prop: str = "") -> str:
+    """The data path of pose bone ``bone`` (``prop`` empty), of its property ``prop``, or of its custom property
+    ``prop`` when given as ``'["name"]'``."""
+    path = f'{_BONE_PREFIX}{bpy.utils.escape_identifier(bone)}"]'
+    return path + prop if not prop or prop.startswith("[") else f"{path}.{prop}"
+
+
+def bone_of_path(path: str) -> str | None:
+    """The pose bone a data path like ``'pose.bones["Fore"].location'`` belongs to (unescaped), or None."""
+    if not path.startswith(_BONE_PREFIX):
+        return None
+    end = path.find('"]', len(_BONE_PREFIX))
+    return None if end < 0 else path[len(_BONE_PREFIX) : end].replace('\\"', '"').replace("\\\\", "\\")
+
+
+def split_pose_bone_path(path: str) -> tuple[str, str] | None:
+    """(bone, property) of a pose-bone channel path from :func:`pose_bone_path` (a custom property by its bare
+    name), or None for any other path."""
+    bone = bone_of_path(path)
+    if bone is None:
+        return None
+    tail = path[len(pose_bone_path(bone)):]
+    return bone, (tail[2:-2] if tail.startswith('["') else tail[1:])
+
+
 # --- keys ------------------------------------------------------------------------------------------------------
 
 
@@ -277,7 +337,7 @@ def _split(keys: dict[str, np.ndarray], start: float, end: float) -> tuple[dict[
 
 
 def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: float, end: float,
-               interpolation: str = "LINEAR") -> None:
+               interpolation: str = "LINEAR") -> np.ndarray:
     """Replace the keys of ``fcurve`` whose frame lies in ``[start, end]`` by keys at ``frames``/``values``.
 
     Args:
@@ -291,7 +351,7 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
             'CONSTANT' for step channels such as flags, 'BEZIER' with auto-clamped handles...).
 
     Writing the same keys twice leaves the same keys (no duplicates). Values are stored as float32, like
-    every Blender key.
+    every Blender key. Returns the new keys' (frame, value) pairs as stored ((n, 2) float32, frame order).
     """
     frames = np.asarray(frames, dtype=np.float64).ravel()
     values = np.asarray(values, dtype=np.float64).ravel()
@@ -303,13 +363,16 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
         raise ValueError(f"non-finite frame or value for {fcurve.data_path}[{fcurve.array_index}]")
     if np.any((frames < start) | (frames > end)):
         raise ValueError(f"frames must lie inside [{start}, {end}]")
-    order = np.argsort(frames, kind="stable")
-    frames, values = frames[order], values[order]
-    co = np.stack([frames, values], axis=1).astype(np.float32)
+    if not (frames[1:] > frames[:-1]).all():  # a bake's frames come in order: no sort to pay for
+        order = np.argsort(frames, kind="stable")
+        frames, values = frames[order], values[order]
+    co = np.empty((len(frames), 2), dtype=np.float32)
+    co[:, 0], co[:, 1] = frames, values
     if np.any(np.diff(co[:, 0]) <= 0):
         raise ValueError("duplicate frames")
     before, _inside, after = _split(_read_outside(fcurve, start, end), start, end)
     _rebuild(fcurve, before, co, _enum_value("interpolation", interpolation), after)
+    return co
 
 
 def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:
@@ -382,8 +445,9 @@ def other_players(action: bpy.types.Action, handle: int, id_block: bpy.types.ID)
 
 
 def find_fcurve_in(action: bpy.types.Action, handle: int, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
-    """The F-curve for ``data_path[index]`` in slot ``handle`` of ``action`` (whoever plays it), or None."""
-    if not LAYERED_ACTIONS:
+    """The F-curve for ``data_path[index]`` in slot ``handle`` of ``action`` (whoever plays it), or None. A
+    legacy action (4.2, or one not yet converted on 4.4/4.5) has one list of F-curves whatever the handle."""
+    if not LAYERED_ACTIONS or _unconverted(action):
         return action.fcurves.find(data_path, index=index)
     slot = next((s for s in action.slots if s.handle == handle), None)
     if slot is None:

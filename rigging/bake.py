@@ -7,25 +7,23 @@ file as it was.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import bpy
 import numpy as np
 
+from ..solver.chain_description import ERROR_PROP, FLAGS_PROP
 from ..solver.result import LIMITED
 from ..solver.rotations import rotation_property
-from . import anim_keys, bake_records, chain_checks, key_target, linked_data, sampling, verification
+from . import anim_keys, bake_records, chain_checks, chain_solve, key_target, linked_data, sampling, verification
 from . import messages as msg
-from .chain_solve import ChainSamples, ChainSolution, rotation_channels, solve_chain
+from .chain_solve import ChainSamples, ChainSolution, channel_values
 from .messages import say
 from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
 
-ERROR_PROP = "soft_ik_error"
-FLAGS_PROP = "soft_ik_flags"
 WORST_FRAMES_KEPT = 10
-EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
 
 
 @dataclass
@@ -53,8 +51,7 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
 
 
 def bone_path(bone: str, prop: str) -> str:
-    name = bpy.utils.escape_identifier(bone)
-    return f'pose.bones["{name}"]["{prop}"]' if prop.startswith("soft_ik") else f'pose.bones["{name}"].{prop}'
+    return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
@@ -131,12 +128,13 @@ def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict
 
 
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
+    """Sample and solve the chains over ``frames``, all in one pass; raises :class:`ChainError`."""
     # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
     for armature in {rig.armature for rig in rigs}:
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    return [solve_chain(rig, frames, s, fps=fps) for rig, s in zip(rigs, samples, strict=True)]
+    return chain_solve.solve_chains(rigs, frames, samples, fps=fps)
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:
@@ -155,38 +153,28 @@ def _value_before(fcurve: bpy.types.FCurve | None, frame: float) -> float | None
     return None if fcurve is None or len(fcurve.keyframe_points) == 0 else fcurve.evaluate(frame)
 
 
+def _rotation_modes(rig: ChainRig) -> list[str]:
+    pose = rig.armature.pose.bones
+    return [pose[name].rotation_mode for name in rig.bone_names]
+
+
 def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
     """(data path, array index) of every channel a bake of this chain writes with its current settings."""
-    pose = rig.armature.pose.bones
-    out: list[tuple[str, int]] = []
-    for name in rig.bone_names:
-        mode = pose[name].rotation_mode
-        prop, size = rotation_property(mode)
-        out += [(bone_path(name, prop), i) for i in range(size)]
-    upper = rig.bone_names[0]
-    if rig.chain.limit_strategy == "MOVE_ROOT":
-        out += [(bone_path(upper, "location"), i) for i in range(3)]
-    if rig.chain.limit_strategy == "STRETCH":
-        out += [(bone_path(upper, "scale"), i) for i in range(3)]
-    lower = rig.bone_names[-1]
-    out += [(bone_path(lower, ERROR_PROP), 0), (bone_path(lower, FLAGS_PROP), 0)]
-    return out
+    return [(bone_path(bone, prop), i) for bone, prop, size in rig.owned_channels(_rotation_modes(rig))
+            for i in range(size)]
 
 
 def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, int]]) -> None:
     chain["baked_channels"] = "\n".join(f"{path}\t{index}" for path, index in channels)
 
 
-def recorded_channels(chain: bpy.types.PropertyGroup) -> list[tuple[str, int]]:
-    text = chain.get("baked_channels", "")
-    return [(p, int(i)) for p, i in (line.split("\t") for line in text.splitlines() if line)]
-
-
-def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> None:
-    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched."""
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> verification.Keyed:
+    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched. Returns
+    what was written, for :func:`verify_written`."""
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
+    every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
     frames = key_target.key_times(obj, sol.frames)[keep]
     start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
@@ -195,34 +183,32 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> N
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
     written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
 
     def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
-        values = values.reshape(len(sol.frames), -1)[keep]
+        values = values.reshape(len(sol.frames), -1)
+        if not every:
+            values = values[keep]
         for i in range(values.shape[1]):
             fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            needed = essential_keys(values[:, i])
-            anim_keys.write_keys(fc, frames[needed], values[needed, i], start=start_t, end=end_t,
-                                 interpolation=interpolation)
-            co = np.stack([frames[needed], values[needed, i]], axis=1).astype(np.float32)
+            column = values[:, i].astype(np.float32)
+            needed = essential_keys(column)
+            co = anim_keys.write_keys(fc, frames[needed], column[needed], start=start_t, end=end_t,
+                                      interpolation=interpolation)
+            keyed[fc.as_pointer()] = column
             written.append(bake_records.Written(bone, prop, i, co, interpolation))
 
-    for j, name in enumerate(rig.bone_names):
-        pb = pose[name]
-        previous = _previous_rotation(obj, name, pb.rotation_mode, start_t)
-        prop, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[:, j], previous=previous)
-        put(name, prop, values)
-    upper = rig.bone_names[0]
-    if rig.chain.limit_strategy == "MOVE_ROOT":
-        put(upper, "location", sol.root_offset)
-    if rig.chain.limit_strategy == "STRETCH":
-        put(upper, "scale", np.repeat(sol.stretch[:, None], 3, axis=1))
+    modes = _rotation_modes(rig)
+    previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
     lower = pose[rig.bone_names[-1]]
+    # The curves animate custom properties: the properties must exist for playback to write them.
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
-    put(lower.name, ERROR_PROP, sol.error)
-    put(lower.name, FLAGS_PROP, sol.flags.astype(np.float64), "CONSTANT")
+    for channel in channel_values(rig, sol, modes, previous):
+        put(channel.bone, channel.prop, channel.values, channel.interpolation)
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
+    return verification.Keyed(times=frames, values=keyed)
 
 
 def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
@@ -243,34 +229,14 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
                              [bake_records.Written(bone, prop, index, co, interpolation)], start_t, end_t)
 
 
-def _bone_prop(path: str) -> tuple[str, str] | None:
-    """(bone, property) of a pose-bone channel path written by :func:`bone_path`."""
-    head, sep, rest = path.partition('pose.bones["')
-    if head or not sep:
-        return None
-    name, _, tail = rest.partition('"]')
-    prop = tail[3:-2] if tail.startswith('["') else tail[1:]
-    return name.replace('\\"', '"').replace("\\\\", "\\"), prop
-
-
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
                            channels: Sequence[tuple[str, int]], start: float, end: float) -> list[tuple[str, str, int]]:
     """Channels an earlier bake owned but this one does not (e.g. the strategy changed) lose the bake's keys in
     range too, or stale scale/location keys would keep acting; returns them as (bone, prop, index)."""
     obj = rig.armature
     wanted = set(channels)
-    recorded = bake_records.recorded_channels(obj, rig.chain, action, handle)
-    if not recorded:
-        # A bake from before bake records: the channels of the last bake, every key in range.
-        out = []
-        for path, index in set(recorded_channels(rig.chain)) - wanted:
-            _remove_owned_keys(obj, path, index, int(start), int(end))
-            parts = _bone_prop(path)
-            if parts is not None:
-                out.append((parts[0], parts[1], index))
-        return out
     out = []
-    for w in recorded:
+    for w in bake_records.recorded_channels(obj, rig.chain, action, handle):
         if (bone_path(w.bone, w.prop), w.index) in wanted:
             continue
         inside = w.co[(w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))]
@@ -278,31 +244,9 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
         if fc is not None and len(inside):
             anim_keys.remove_keys_at(fc, inside, w.interpolation)
             if len(fc.keyframe_points) == 0:
-                _remove_owned_keys(obj, bone_path(w.bone, w.prop), w.index, int(start), int(end))
+                bake_records.drop_empty_curve(obj, fc, w.bone, w.prop, w.index)
         out.append((w.bone, w.prop, w.index))
     return out
-
-
-REST_VALUES: dict[str, float | tuple[float, ...]] = {
-    "location": 0.0, "scale": 1.0, "rotation_euler": 0.0,
-    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
-}
-
-
-def _remove_owned_keys(obj: bpy.types.Object, path: str, index: int, start: int, end: int) -> int:
-    """Remove a bake's keys in range; a curve left empty is removed and its channel goes back to rest, or
-    the last baked value (say a stretch) would stay in the pose and be saved with the file."""
-    fc = anim_keys.find_fcurve(obj, path, index)
-    if fc is None:
-        return 0
-    anim_keys.remove_keys(fc, start, end)
-    if len(fc.keyframe_points) == 0:
-        anim_keys.remove_fcurve(fc)
-        owner_path, _, prop = path.rpartition(".")
-        if prop in REST_VALUES:
-            rest = REST_VALUES[prop]
-            getattr(obj.path_resolve(owner_path), prop)[index] = rest if isinstance(rest, float) else rest[index]
-    return 1
 
 
 def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
@@ -334,38 +278,15 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
     return report
 
 
-def bake_armature(context: bpy.types.Context, armature: bpy.types.Object,
-                  chains: Sequence[bpy.types.PropertyGroup], start: int, end: int,
-                  step: Callable[[], None] | None = None) -> list[ChainReport]:
-    """Bake ``chains`` of ``armature`` over [start, end]. Raises :class:`ChainError` before any change."""
-    if end < start:
-        raise ChainError(say(msg.END_BEFORE_START, end=end, start=start))
-    rigs = prepare(armature, chains)
-    frames = np.arange(start, end + 1, dtype=np.float64)
-    solutions = solve_chains(context, rigs, frames)
-    note = linked_data.ensure_local_action(armature)  # never key linked data
-    for rig, sol in zip(rigs, solutions, strict=True):
-        write_solution(rig, sol, start, end)
-    reports = []
-    for rig, (sol, warning) in zip(rigs, verify_written(context, rigs, solutions, start, end), strict=True):
-        report = store_report(rig, sol, start, end)
-        if warning:
-            report.warnings.append(warning)
-        if note is not None:
-            report.warnings.append(note)
-        reports.append(report)
-        if step is not None:
-            step()
-    return reports
-
-
 def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
-                   start: int, end: int) -> list[tuple[ChainSolution, str | None]]:
-    """Measure what Blender plays back from the keys just written (:mod:`verification`). Where the lower bone's
-    tail differs from the solved tip by more than the tolerance, the error curve is re-keyed with the measured
-    distance and the chain gets a warning naming the frames. Returns each solution with the errors it keyed."""
+                   start: int, end: int, keyed: Sequence[verification.Keyed | None] | None = None,
+                   ) -> list[tuple[ChainSolution, str | None]]:
+    """Measure what Blender plays back from the keys just written (:mod:`verification`; ``keyed``: what
+    :func:`write_solution` returned per chain). Where the lower bone's tail differs from the solved tip by more
+    than the tolerance, the error curve is re-keyed with the measured distance and the chain gets a warning
+    naming the frames. Returns each solution with the errors it keyed."""
     out: list[tuple[ChainSolution, str | None]] = []
-    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions), strict=True):
+    for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions, keyed), strict=True):
         if not ver.mismatch.any():
             out.append((sol, None))
             continue
@@ -381,30 +302,7 @@ def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutio
     return out
 
 
-def clear_bake(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
-    """Remove the keys the bakes of each chain wrote (see :func:`clear_bakes`). Returns curves touched."""
-    return clear_bakes(armature, chains).touched
-
-
 def clear_bakes(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> bake_records.ClearResult:
     """Remove exactly the keys the bakes of each chain wrote and still hold as written, from the actions they
-    were written into (:mod:`bake_records`); a chain last baked before bake records existed (no uid) loses the
-    keys of its last bake's channels inside its last range."""
-    legacy = [chain for chain in chains
-              if bake_records.chain_uid(chain) is None and not bake_records.has_records(armature, chain)]
-    result = bake_records.clear(armature, [chain for chain in chains if chain not in legacy])
-    result.touched += _clear_legacy(armature, legacy)
-    return result
-
-
-def _clear_legacy(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> int:
-    touched = 0
-    for chain in chains:
-        if chain.bake_end < chain.bake_start:
-            continue
-        for path, index in recorded_channels(chain):
-            touched += _remove_owned_keys(armature, path, index, chain.bake_start, chain.bake_end)
-        chain.bake_end = chain.bake_start - 1
-        chain.worst_frames.clear()
-        chain["baked_channels"] = ""
-    return touched
+    were written into (:func:`bake_records.clear`)."""
+    return bake_records.clear(armature, chains)

@@ -34,6 +34,11 @@ BONE_TAG = "_soft_ik_2d_bone"  # on a pose bone: a tag that survives renames
 CHAIN_UID = "_soft_ik_2d_uid"  # on a chain
 CHAIN_TAGS = "_soft_ik_2d_tags"  # on a chain: "<upper bone tag>\t<lower bone tag>"
 CHAIN_NAMES = "_soft_ik_2d_names"  # on a chain: "<upper>\t<lower>", the bone names the tags were given under
+# What a pose channel plays once its curve is gone.
+REST_VALUES: dict[str, float | tuple[float, ...]] = {
+    "location": 0.0, "scale": 1.0, "rotation_euler": 0.0,
+    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+}
 
 
 @dataclass
@@ -212,16 +217,6 @@ def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> st
     return None
 
 
-def has_records(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> bool:
-    """Whether any action holds a record of the chain (by uid, or by name when the chain lost its uid)."""
-    uid = chain_uid(chain)
-    for action in bpy.data.actions:
-        records: Any = action.get(RECORDS)
-        if records and any(_belongs(records[key], key, uid, chain, armature) for key in records.keys()):
-            return True
-    return False
-
-
 def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,
              armature: bpy.types.Object) -> bool:
     if uid is not None and key.startswith(uid + ":"):
@@ -232,7 +227,7 @@ def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGr
 
 def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: int, record: Any) -> tuple[int, int]:
     """Remove the record's keys still as the bake wrote them; returns (curves touched, keys kept as edited)."""
-    from .bake import REST_VALUES, bone_path  # bake imports this module
+    from .bake import bone_path  # bake imports this module
 
     by_tag = _bones_by_tag(armature)
     touched = edited = 0
@@ -251,12 +246,18 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
         edited += int(np.count_nonzero(np.isin(frames, co[:, 0])))
         touched += removed > 0
         if len(fc.keyframe_points) == 0:
-            anim_keys.remove_fcurve(fc)
-            # The last baked value would otherwise stay in the pose (and be saved), e.g. a stretch.
-            rest = REST_VALUES.get(prop)
-            if rest is not None and playing_here and bone in armature.pose.bones:
-                getattr(armature.pose.bones[bone], prop)[index] = rest if isinstance(rest, float) else rest[index]
+            drop_empty_curve(armature, fc, bone, prop, index, playing=playing_here)
     return touched, edited
+
+
+def drop_empty_curve(armature: bpy.types.Object, fcurve: bpy.types.FCurve, bone: str, prop: str, index: int, *,
+                     playing: bool = True) -> None:
+    """Remove a curve the bake's keys were all removed from; when the armature plays it (``playing``), its pose
+    channel goes back to rest, or the last baked value (say a stretch) would stay in the pose and be saved."""
+    anim_keys.remove_fcurve(fcurve)
+    rest = REST_VALUES.get(prop)
+    if rest is not None and playing and bone in armature.pose.bones:
+        getattr(armature.pose.bones[bone], prop)[index] = rest if isinstance(rest, float) else rest[index]
 
 
 def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> ClearResult:

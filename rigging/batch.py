@@ -56,13 +56,13 @@ def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray) ->
     is moved to the refused ones and the others are solved without it."""
     try:
         return bake.solve_chains(context, batch.rigs, frames)
-    except (ValueError, ChainError):
+    except ChainError:
         pass
     rigs, solutions = [], []
     for rig in batch.rigs:
         try:
             solutions += bake.solve_chains(context, [rig], frames)
-        except (ValueError, ChainError) as err:
+        except ChainError as err:
             batch.refuse(str(err))
             continue
         rigs.append(rig)

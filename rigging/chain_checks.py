@@ -27,7 +27,7 @@ _OWNED_PROPS = ('["soft_ik_error"]', '["soft_ik_flags"]')
 
 
 def _prefix(bone: str) -> str:
-    return f'pose.bones["{bpy.utils.escape_identifier(bone)}"]'
+    return anim_keys.pose_bone_path(bone)
 
 
 def _path_animated(armature: bpy.types.Object, path: str, index: int | None = None) -> bool:
@@ -92,8 +92,8 @@ def _moves_chain(rig: ChainRig, bone: str, prop: str) -> bool:
         return True
     if prop.startswith("location"):
         if upper:
-            # The upper bone's location is an input (read as evaluated), unless Move Root writes it.
-            return rig.chain.limit_strategy == "MOVE_ROOT"
+            # The upper bone's location is an input (read as evaluated), unless the chain owns (writes) it.
+            return rig.owns(bone, "location")
         return not rig.armature.data.bones[bone].use_connect
     return False
 
@@ -181,10 +181,10 @@ def _rows_in(co: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def _check_pose_channels(rig: ChainRig) -> None:
     arm = rig.armature
     upper = arm.data.bones[rig.bone_names[0]]
-    if rig.chain.limit_strategy == "MOVE_ROOT" and upper.use_connect:
+    if rig.location_bone == upper.name and upper.use_connect:
         raise ChainError(say(msg.MOVE_ROOT_CONNECTED, label=rig.label, bone=upper.name, parent=upper.parent.name))
     for j, name in enumerate(rig.bone_names):
-        if not (j == 0 and rig.chain.limit_strategy == "STRETCH"):  # Stretch owns (and writes) that scale
+        if not rig.owns(name, "scale"):  # a scale the chain writes (Stretch) is not the user's setup
             found = _first_off_rest(rig, name, "scale", 1.0)
             if found is not None:
                 raise ChainError(say(msg.CHAIN_POSE_SCALE, label=rig.label, bone=name, value=found[0],
@@ -207,8 +207,8 @@ def check_chain_inputs(rig: ChainRig) -> None:
 
 def upper_location_moves(rig: ChainRig) -> bool:
     """Whether the upper bone's own location may move its head: then the bake samples it as Blender evaluates
-    it. False under Move Root (the bake writes it) and for a connected bone (Blender ignores it)."""
-    if rig.chain.limit_strategy == "MOVE_ROOT":
+    it. False when the chain owns it (Move Root writes it) and for a connected bone (Blender ignores it)."""
+    if rig.location_bone is not None:
         return False
     arm = rig.armature
     name = rig.bone_names[0]

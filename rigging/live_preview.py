@@ -30,7 +30,6 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..solver.chain_common import ChainState
-from ..solver.flag_names import is_two_bone
 from ..solver.spaces import shoulder_local_basis
 from . import chain_checks, linked_data, posing, sampling
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
@@ -124,10 +123,10 @@ def _samples(rig: ChainRig, depsgraph: bpy.types.Depsgraph) -> ChainSamples:
     if rig.parent_name is not None:
         parent = (arm @ np.array(arm_eval.pose.bones[rig.parent_name].matrix, dtype=np.float64))[None]
     pole = _world(chain.pole, depsgraph)[None] if chain.pole is not None else None
-    # The upper bone's own location moves the shoulder, unless Move Root owns (and writes) that channel or the
-    # bone is connected (Blender ignores its location).
+    # The upper bone's own location moves the shoulder, unless the chain owns (and writes) that channel (Move
+    # Root) or the bone is connected (Blender ignores its location).
     location = None
-    if chain.limit_strategy != "MOVE_ROOT" and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
+    if rig.location_bone is None and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
         loc = np.array(arm_eval.pose.bones[rig.bone_names[0]].location, dtype=np.float64)
         location = loc[None] if loc.any() else None
     return ChainSamples(armature=arm[None], target=_world(chain.target, depsgraph)[None], parent=parent, pole=pole,
@@ -181,10 +180,9 @@ def _continuing(state: Any, rig: ChainRig) -> Any:
     Switching a chain between ANALYTIC and CCD/FABRIK, or changing its length, leaves the other solver's state
     in the cache; handing it over made the handler raise and kept the old solution (and its flags) on show.
     """
-    two_bone = is_two_bone(rig.chain.solver, len(rig.bone_names))
     if isinstance(state, ChainState):
-        return state if not two_bone and len(state.angles) == len(rig.bone_names) else None
-    return state if two_bone else None
+        return state if not rig.two_bone and len(state.angles) == len(rig.bone_names) else None
+    return state if rig.two_bone else None
 
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
@@ -228,7 +226,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         try:
             sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=_continuing(entry.state, rig),
                               smooth_root=False)
-        except ValueError as err:
+        except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return
         stats["solves"] += 1

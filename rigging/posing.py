@@ -2,34 +2,30 @@
 
 from __future__ import annotations
 
-import bpy
 import numpy as np
 
+from ..solver.chain_description import CURVE_PROPS, FLAGS_PROP
 from ..solver.rotations import rotation_property
-from .bake import ERROR_PROP, FLAGS_PROP
-from .chain_solve import ChainSolution, rotation_channels
+from .chain_solve import ChainSolution, channel_values
 from .rig import ChainRig
 
 
 def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> None:
-    """Set the chain bones' pose channels to frame ``index`` of ``sol`` (no keys are inserted).
+    """Set the channels the chain owns to frame ``index`` of ``sol`` (no keys are inserted).
 
     The rotation is written in each bone's own rotation mode and continues from the bone's current value, so
     Euler angles do not jump by 360 degrees.
     """
     pose = rig.armature.pose.bones
-    for j, name in enumerate(rig.bone_names):
-        pb: bpy.types.PoseBone = pose[name]
-        prop, _size = rotation_property(pb.rotation_mode)
-        current = np.array(getattr(pb, prop), dtype=np.float64)
-        _, values = rotation_channels(rig, j, pb.rotation_mode, sol.deltas[index:index + 1 or None, j],
-                                      previous=current)
-        setattr(pb, prop, values[0].tolist())
-    upper = pose[rig.bone_names[0]]
-    if rig.chain.limit_strategy == "MOVE_ROOT":
-        upper.location = sol.root_offset[index].tolist()
-    if rig.chain.limit_strategy == "STRETCH":
-        upper.scale = [float(sol.stretch[index])] * 3
-    lower = pose[rig.bone_names[-1]]
-    lower[ERROR_PROP] = float(sol.error[index])
-    lower[FLAGS_PROP] = int(sol.flags[index])
+    bones = [pose[name] for name in rig.bone_names]
+    modes = [pb.rotation_mode for pb in bones]
+    current = [np.array(getattr(pb, rotation_property(pb.rotation_mode)[0]), dtype=np.float64) for pb in bones]
+    for channel in channel_values(rig, sol, modes, current, index=index):
+        pb = pose[channel.bone]
+        row = channel.values[0]
+        if channel.prop == FLAGS_PROP:
+            pb[channel.prop] = int(row[0])
+        elif channel.prop in CURVE_PROPS:
+            pb[channel.prop] = float(row[0])
+        else:
+            setattr(pb, channel.prop, row.tolist())

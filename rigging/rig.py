@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solver.chain_description import ChainDescription, ChainSettings
 from ..solver.spaces import PLANES
-from . import linked_data
+from . import anim_keys, linked_data
 from . import messages as msg
 from .messages import say
 
@@ -31,23 +32,13 @@ class ChainError(Exception):
 
 
 @dataclass(frozen=True)
-class ChainRig:
-    """The static (rest) description of one chain, in the upper bone's rest-local units."""
+class ChainRig(ChainDescription):
+    """A chain as read from the file: its plain description (:class:`solver.chain_description.ChainDescription`:
+    bones, rest geometry, settings, owned channels) and the armature and chain properties it was read from,
+    which only the Blender layer touches (sampling its inputs, writing its keys)."""
 
     armature: bpy.types.Object
     chain: bpy.types.PropertyGroup
-    bone_names: tuple[str, ...]  # root (upper) first, tip (lower) last
-    parent_name: str | None  # the upper bone's parent: its pose animates the shoulder space
-    lengths: np.ndarray  # (n,) segment lengths: head to next head, last one head to tail
-    rest_angles: np.ndarray  # (n,) first from the shoulder-space +x, the others relative to their parent
-    normal: np.ndarray  # (3,) plane normal in armature space
-    local_axes: np.ndarray  # (n, 3) the plane normal in each bone's rest-local axes (the pose rotation axis)
-    upper_rest: np.ndarray  # (4, 4) armature-space rest matrix of the upper bone
-    parent_to_upper: np.ndarray  # (4, 4) parent_rest^-1 @ upper_rest (upper_rest for a root bone)
-
-    @property
-    def total_length(self) -> float:
-        return float(self.lengths.sum())
 
     @property
     def label(self) -> str:
@@ -86,7 +77,7 @@ def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup)
 
 
 def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainRig:
-    """Read and check the chain's rest geometry. Raises :class:`ChainError`."""
+    """Read and check the chain's rest geometry and copy its settings. Raises :class:`ChainError`."""
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     names = chain_bone_names(armature, chain)
     bones = armature.data.bones
@@ -147,7 +138,8 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     parent_to_upper = np.linalg.inv(_matrix(parent.matrix_local)) @ upper_rest if parent else upper_rest
     return ChainRig(armature=armature, chain=chain, bone_names=names,
                     parent_name=parent.name if parent else None, lengths=lengths, rest_angles=rest_angles,
-                    normal=normal, local_axes=local_axes, upper_rest=upper_rest, parent_to_upper=parent_to_upper)
+                    normal=normal, local_axes=local_axes, upper_rest=upper_rest, parent_to_upper=parent_to_upper,
+                    settings=ChainSettings.copied_from(chain))
 
 
 def check_editable(armature: bpy.types.Object) -> None:
@@ -267,8 +259,7 @@ def _driver_inputs(owner: bpy.types.Object, prefix: str) -> list[tuple[str, bpy.
                     continue
                 bone = target.bone_target if variable.type != "SINGLE_PROP" else ""
                 path = target.data_path if variable.type == "SINGLE_PROP" else ""
-                if path.startswith('pose.bones["'):
-                    bone = path[len('pose.bones["'):].split('"]', 1)[0]
+                bone = anim_keys.bone_of_path(path) or bone
                 out.append((fcurve.data_path, obj, bone if obj.type == "ARMATURE" else ""))
     return out
 
@@ -291,7 +282,7 @@ def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, st
             if _acting(con):
                 out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in
                         _constraint_inputs(con)]
-        prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"]'
+        prefix = anim_keys.pose_bone_path(bone)
         out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, prefix)]
         out.append((obj, "", say(msg.CYCLE_VIA_ARMATURE)))
         return out

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ..solver.spaces import invert_matrices
+from ..solver.rotations import rotation_property
+from ..solver.spaces import invert_matrices, rotation_matrices
 from . import sampling
 from .chain_solve import ChainSolution
 from .rig import ChainRig
@@ -41,21 +42,31 @@ class Verification:
         return float(self.deviation[self.mismatch].max()) if self.mismatch.any() else 0.0
 
 
-def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
-            solutions: Sequence[ChainSolution]) -> list[Verification]:
-    """Sample every chain's lower bone over its solution's frames and compare with the prediction."""
+@dataclass(frozen=True)
+class Keyed:
+    """What a bake just wrote for one chain: the float32 value of each F-curve it wrote (by
+    ``FCurve.as_pointer()``) at every key time ``times`` (the solution's valid frames, in action time)."""
+
+    times: np.ndarray
+    values: dict[int, np.ndarray]
+
+
+def measure(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
+            keyed: Sequence[Keyed | None] | None = None) -> list[Verification]:
+    """Sample every chain's lower bone over its solution's frames and compare with the prediction. ``keyed``
+    (per chain): what the bake wrote, so curves it wrote need not be read back (see :func:`_compose_chain`)."""
     if not solutions:
         return []
+    if keyed is None:
+        keyed = [None] * len(solutions)
     # Where the armature is read from F-curves, what the bake did not write (the armature object, the chain's
     # parents) is what the solve sampled: only the chain's own bones are composed again.
     composed = [sol.armature_world is not None
                 and not sampling.stepped_objects(context, [(rig.armature, rig.bone_names[-1])])
                 for rig, sol in zip(rigs, solutions, strict=True)]
-    if all(composed):
-        return [_compose_chain(rig, sol) for rig, sol in zip(rigs, solutions, strict=True)]
     if any(composed):
-        return [_compose_chain(rig, sol) if c else measure(context, [rig], [sol])[0]
-                for rig, sol, c in zip(rigs, solutions, composed, strict=True)]
+        return [_compose_chain(rig, sol, k) if c else measure(context, [rig], [sol])[0]
+                for rig, sol, c, k in zip(rigs, solutions, composed, keyed, strict=True)]
     # Each lower bone in armature space and each armature's world matrix: the tail is one point per frame, so
     # moving it to world space costs less than a matrix product per frame.
     requests: list[tuple[bpy.types.Object, str | None, str]] = []
@@ -100,10 +111,13 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig],
     return out
 
 
-def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
+def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None) -> Verification:
     """The lower bone's tail composed as Blender does for a rig read from F-curves (:mod:`sampling`): the
-    solve's parent frame and armature matrices, then each chain bone's rest offset and ``matrix_basis`` from the
-    keys just written (a connected bone's location ignored)."""
+    solve's parent frame and armature matrices, then each chain bone's rest offset and pose channels from the
+    keys just written (a connected bone's location ignored). With ``keyed`` (what the bake wrote, at the
+    solution's valid frames) the curves the bake wrote are not read back: a linear key plays its float32 value
+    on its frame, and a key dropped between two equal ones plays the same value, so the buffer is exactly what
+    Blender evaluates there (a curve with modifiers is still read, :func:`sampling.iter_pose_channels`)."""
     assert sol.armature_world is not None
     frame = sol.base if sol.parent_frame is None else sol.parent_frame
     arm_obj = rig.armature
@@ -111,43 +125,95 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution) -> Verification:
     names = rig.bone_names
     rests = [np.array(bones[name].matrix_local, dtype=np.float64) for name in names]
     offsets = [invert_matrices(rests[j - 1][None])[0] @ rests[j] for j in range(1, len(names))]
+    connected = [bones[name].use_connect for name in names]
     length = bones[names[-1]].length
     frames = sol.frames
     wanted = np.flatnonzero(sol.valid)
     n = len(frames)
     every = len(wanted) == n  # the usual case: plain slices instead of copies by index
+    known = None
+    if keyed is not None and keyed.times.shape == wanted.shape and (keyed.times == frames[wanted]).all():
+        known = keyed.values
     if frame.strides[0] == 0:
         frame = frame[:1]  # a broadcast of one matrix (a parent that does not move)
+    # Parent frame, then armature: one product for the whole range when neither moves.
+    stages = [frame, sol.armature_world]
+    if len(frame) == 1 and len(sol.armature_world) == 1:
+        stages = [sol.armature_world @ frame]
     error, deviation, scale = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    with contextlib.closing(sampling.iter_pose_bases(arm_obj, names, frames[wanted], block=CHUNK)) as blocks:
-        for block, bases in blocks:
+    blocks = sampling.iter_pose_channels(arm_obj, names, frames[wanted], block=CHUNK, known=known)
+    with contextlib.closing(blocks):
+        for block, channels in blocks:
             rows: slice | np.ndarray = block if every else wanted[block]
-            parent = frame if len(frame) == 1 else frame[rows]
-            world = sol.armature_world if len(sol.armature_world) == 1 else sol.armature_world[rows]
             count = block.stop - block.start
             # The tail (a point) and the bone's y axis (a direction) carried from the lower bone up to world
-            # space: products with two vectors per frame instead of 4x4 matrix products down the chain.
-            carried = np.zeros((1, 4, 2))
-            carried[0, 1, :] = (length, 1.0)
-            carried[0, 3, 0] = 1.0
+            # space, as (3, N or 1) columns: a few products per frame instead of 4x4 matrix products down the
+            # chain (numpy's stacked products of small matrices, and reductions over short rows, cost several
+            # times more than whole-column arithmetic).
+            point = np.array([[0.0], [length], [0.0]])
+            axis = np.array([[0.0], [1.0], [0.0]])
             for j in range(len(names) - 1, -1, -1):
-                basis = bases[names[j]]
-                if bones[names[j]].use_connect:
-                    basis = basis.copy()
-                    basis[:, :3, 3] = 0.0  # Blender ignores a connected bone's location
-                carried = basis @ carried
+                mode, ch = channels[names[j]]
+                point, axis = _pose_basis(mode, ch, connected[j], point, axis)
                 if j > 0:
-                    carried = offsets[j - 1] @ carried
-            carried = world @ (parent @ carried)
-            carried = np.broadcast_to(carried, (count, 4, 2))
-            tail, along = carried[:, :3, 0], carried[:, :3, 1]
-            error[rows] = np.linalg.norm(tail - sol.target_world[rows], axis=1)
-            deviation[rows] = np.linalg.norm(tail - sol.tip_world[rows], axis=1)
-            scale[rows] = np.linalg.norm(along, axis=1)
+                    point, axis = _affine(offsets[j - 1][None], point, axis)
+            for m in stages:
+                point, axis = _affine(m if len(m) == 1 else m[rows], point, axis)
+            error[rows] = _norm(point - sol.target_world[rows].T)
+            deviation[rows] = _norm(point - sol.tip_world[rows].T)
+            scale[rows] = np.broadcast_to(_norm(axis), (count,))
     tolerance = TOLERANCE * rig.total_length * scale
     with np.errstate(invalid="ignore"):
         mismatch = sol.valid & ~(deviation <= tolerance)
     return Verification(error=error, tolerance=tolerance, deviation=deviation, mismatch=mismatch)
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+
+
+def _linear(m: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
+    """``m @ v`` per frame for (N or 1, 3, 3) matrices and each (3, N or 1) column vector ``v``."""
+    if len(m) == 1:
+        return [m[0] @ v for v in vectors]
+    mt = np.ascontiguousarray(m.transpose(1, 2, 0))  # (3, 3, N): rows of whole columns, made once
+    return [mt[:, 0] * v[0] + mt[:, 1] * v[1] + mt[:, 2] * v[2] for v in vectors]
+
+
+def _affine(m: np.ndarray, point: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A point and a direction ((3, N or 1)) moved by (N or 1, 4, 4) affine matrices."""
+    point, axis = _linear(m[:, :3, :3], point, axis)
+    return point + m[:, :3, 3].T, axis
+
+
+def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np.ndarray,
+                axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A point and a direction ((3, N or 1)) moved by a pose bone's ``matrix_basis`` ``T(location)
+    R(rotation) S(scale)`` (:func:`solver.spaces.compose_matrices`) from its channels ((N or 1, k) each); a
+    connected bone's location is ignored."""
+    rotation = ch[rotation_property(mode)[0]]
+    scl = ch["scale"].T
+    point, axis = point * scl, axis * scl
+    if mode == "QUATERNION":
+        point, axis = _rotate_by_quaternions(rotation, point, axis)
+    else:
+        point, axis = _linear(rotation_matrices(rotation, mode), point, axis)
+    return (point if connected else point + ch["location"].T), axis
+
+
+def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
+    """``vectors`` ((3, N or 1)) rotated by the (N or 1, 4) quaternions ``(w, x, y, z)``, normalized first as
+    Blender does (an all-zero one is a half turn about X, :func:`solver.rotations.matrices_from_quaternions`)."""
+    w, x, y, z = np.array(q, dtype=np.float64).T.copy()  # whole contiguous columns
+    norm = np.sqrt(w * w + x * x + y * y + z * z)
+    zero = norm == 0.0
+    if zero.any():
+        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    s = 2.0 / (norm * norm)  # the rotation matrix of q / |q|, without dividing each component
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz, xx, xy, xz, yy, yz, zz = w * xs, w * ys, w * zs, x * xs, x * ys, x * zs, y * ys, y * zs, z * zs
+    m = ((1.0 - (yy + zz), xy - wz, xz + wy), (xy + wz, 1.0 - (xx + zz), yz - wx), (xz - wy, yz + wx, 1.0 - (xx + yy)))
+    return [np.stack([r[0] * v[0] + r[1] * v[1] + r[2] * v[2] for r in m]) for v in vectors]
 
 
 def keyed_errors(sol: ChainSolution, ver: Verification) -> np.ndarray:

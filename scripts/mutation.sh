@@ -2,7 +2,8 @@
 # Mutation testing of solver/ against tests/solver with mutmut 3 (on demand, not in CI: a full run takes hours on
 # two shared cores). Plants one small bug at a time (an operator, a constant, a dropped argument...) in solver/
 # and runs the solver tests that reach the mutated function; a mutant no test fails on "survived".
-# Usage: bash scripts/mutation.sh [MODULE ...]     e.g. scripts/mutation.sh soft two_bone   (default: all of solver/)
+# Usage: bash scripts/mutation.sh [MODULE ...]   e.g. scripts/mutation.sh soft two_bone/kernel   (a package name: all
+#        of its modules; default: all of solver/)
 # Environment:
 #   MUTATION_BUDGET    seconds before the run is stopped (default 3600); what was tested by then is kept and scored
 #   MUTATION_CHILDREN  parallel mutant runs (default 2)
@@ -38,9 +39,14 @@ find "$work" -name __pycache__ -prune -exec rm -rf {} +
 
 only=""
 for m in "$@"; do
-  m="${m%.py}"; m="${m#solver/}"
-  [ -f "$root/solver/$m.py" ] || { echo "no module solver/$m.py" >&2; exit 2; }
-  only+="\"solver/$m.py\", "
+  m="${m%.py}"; m="${m#solver/}"; m="${m%/}"
+  if [ -d "$root/solver/$m" ]; then  # a package (two_bone): all of its modules
+    only+="\"solver/$m/*\", "
+  elif [ -f "$root/solver/$m.py" ]; then
+    only+="\"solver/$m.py\", "
+  else
+    echo "no module solver/$m.py or package solver/$m/" >&2; exit 2
+  fi
 done
 cat > "$work/pyproject.toml" <<EOF
 [tool.pytest.ini_options]

@@ -67,7 +67,7 @@ run_stage mypy-solver check "$dev/mypy" --config-file pyproject.toml --cache-dir
 mkdir -p "$scratch/pkg"
 ln -s "$root" "$scratch/pkg/soft_ik_2d"
 blender_layer=()
-for f in *.py rigging/*.py operators/*.py panels/*.py; do
+for f in *.py rigging/*.py rigging/*/*.py operators/*.py panels/*.py; do
   [ -e "$f" ] && blender_layer+=("$scratch/pkg/soft_ik_2d/$f")
 done
 run_stage mypy-blender check "$dev/mypy" --config-file pyproject.toml --cache-dir "$scratch/mypy-blender" \

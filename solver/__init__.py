@@ -5,7 +5,7 @@ Conventions (docs/design.md): targets in the shoulder's 2D space, angles in radi
 """
 
 from .ccd import solve_ccd
-from .chain_common import ChainResult, ChainState
+from .chain_common import ChainOptions, ChainResult, ChainState
 from .fabrik import solve_fabrik
 from .fk import chain_forward_kinematics, forward_kinematics
 from .limits import JointLimits, Strategy
@@ -16,6 +16,7 @@ from .soft import soft_distance, soft_inner_distance
 from .two_bone import solve_two_bone
 
 __all__ = [
+    "ChainOptions",
     "ChainResult",
     "ChainState",
     "ExponentialFilter",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from numpy.typing import ArrayLike
 
@@ -11,6 +12,7 @@ from .chain_common import (
     SLOW_RATIO,
     SLOW_SWEEPS,
     STALL_FRACTION,
+    ChainOptions,
     ChainResult,
     ChainSetup,
     ChainState,
@@ -18,7 +20,6 @@ from .chain_common import (
     parse_options,
     run_chain_solver,
 )
-from .smoothing import TargetFilter
 
 DEFAULT_MAX_STEP = 0.5  # radians per joint per sweep
 # A joint's turn in one sweep moves the bones after it by at most (turn * their reach); that is capped at
@@ -144,69 +145,46 @@ def make_ccd_kernel(setup: ChainSetup, max_step: float) -> FrameKernel:
 def solve_ccd(
     targets: ArrayLike,
     lengths: ArrayLike,
+    options: ChainOptions | None = None,
     *,
-    limits: ArrayLike | None = None,
-    tolerance: float = 1e-6,
-    max_iterations: int = 2000,
-    sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 500,
-    softness: float = 0.0,
-    strategy: str = "accept",
-    max_root_offset: float | None = None,
-    root_smoothing: float = 2.0,
-    stretch_range: tuple[float, float] = (0.9, 1.1),
-    smoothing: TargetFilter | str | None = None,
-    initial_angles: ArrayLike | None = None,
     previous: ChainState | None = None,
-    bend: int = 1,
     max_step: float = DEFAULT_MAX_STEP,
+    **changes: Any,
 ) -> ChainResult:
     """Solve a planar N-bone chain by CCD for every frame, in time order.
 
-    ``targets`` (N, 2) in the chain root's space (length units); ``lengths`` (n,) bone lengths. Frame ``f``
-    starts from frame ``f - 1``'s pose (frame 0 from ``previous.angles``, else ``initial_angles``, default
+    Frame ``f`` starts from frame ``f - 1``'s pose (frame 0 from ``previous.angles``, else ``initial_angles``, default
     straight along +x), so a smooth target path gives a smooth chain. That warm start is first moved by one
     minimal-change Gauss-Newton step toward the frame's target when its tip is within
     ``chain_common.PREDICT_REACH`` (5 % of L) of it (:func:`solver.chain_common.predict_step`): a target
     moving smoothly then costs one sweep per frame instead of ~20, and the chain follows it with the
     smallest joint change; CCD's own way of moving (the joints nearest the tip first) acts on larger jumps.
 
-    Options:
+    CCD alone converges linearly, very slowly near full extension: its sweeps stop at ``sweep_tolerance``
+    and damped Gauss-Newton steps (the smallest joint change, vectorized over all frames) finish to
+    ``tolerance``. The defaults reach 1e-6 L on reachable targets for chains of up to 32 bones, even from the
+    straight rest pose.
 
-    * ``limits``: (n, 2) radians ``(min, max)`` per joint (the first in root space, the others relative to
-      the parent), ``None`` for none; NaN or inf leaves that side open. Respected on every frame.
-    * ``tolerance``: fraction of ``L = sum(lengths)``; a frame has converged when its tip is within
-      ``tolerance * L`` of the solved target.
-    * ``max_iterations``: CCD sweep cap per frame.
-    * ``sweep_tolerance``: fraction of L. CCD sweeps run until the tip is this close (at least one sweep
-      per frame unless the warm start already meets ``tolerance``); then damped Gauss-Newton steps (the
-      smallest joint change, vectorized over all frames, at most ``polish_iterations`` per frame) finish to
-      ``tolerance``. CCD alone converges linearly, very slowly near full extension. The defaults reach
-      1e-6 L on reachable targets for chains of up to 32 bones, even from the straight rest pose.
-    * ``softness``: soft IK width as a fraction of L (0 = hard clamp), applied to the root->target distance.
-    * ``strategy``: ``'accept'``, ``'move_root'`` (``max_root_offset`` length units, default 0.1 L;
-      ``root_smoothing`` Gaussian sigma in frames, default 2, 0 = none) or ``'stretch'`` (``stretch_range``
-      factors, default (0.9, 1.1)); acts only where limits keep the tip off the target.
-    * ``smoothing``: optional filter on the targets before IK, as the two-bone solver (``'one_euro'``,
-      ``'exponential'`` or a :class:`solver.smoothing.TargetFilter`); errors are still measured to the raw
-      targets.
-    * ``initial_angles`` / ``previous``: warm start of the first frame (``previous`` wins; the result's
-      ``state`` continues a live preview one call at a time). Clipped into the limits.
-    * ``bend``: +1 or -1, the side a straight chain bends to (relative angles positive for +1, as the
-      two-bone solver's bend sign).
-    * ``max_step``: damping, the largest turn of one joint in one sweep (radians); each turn is also kept
-      below ``DAMPING_REACH * error / reach beyond the joint`` (see :func:`ccd_frame`).
+    Args:
+        targets: ``(N, 2)`` (or one ``(2,)``) targets in the chain root's space, length units.
+        lengths: ``(n,)`` bone lengths.
+        options: the options shared with FABRIK (:class:`solver.chain_common.ChainOptions`, where each is
+            described; default: its defaults). ``max_iterations`` caps the CCD sweeps per frame.
+        previous: ``result.state`` of an earlier solve: warm start of the first frame (over
+            ``initial_angles``), so a live preview solving one frame per call reproduces a bake.
+        max_step: damping, the largest turn of one joint in one sweep (radians); each turn is also kept
+            below ``DAMPING_REACH * error / reach beyond the joint`` (see :func:`ccd_frame`).
+        **changes: option fields by keyword, applied to ``options`` (``solve_ccd(t, lengths, limits=lim)``).
 
-    Targets at or beyond full reach give the exactly straight chain pointing at them (when the limits allow
-    it), with ``error`` equal to the clamped distance. See :class:`solver.chain_common.ChainResult`.
+    Returns:
+        :class:`solver.chain_common.ChainResult`. Targets at or beyond full reach give the exactly straight
+        chain pointing at them (when the limits allow it), with ``error`` equal to the clamped distance.
+
+    Raises:
+        ValueError: an option is out of range or has the wrong shape, or a target is not finite.
+        TypeError: a keyword names no option.
     """
     if not max_step > 0.0:
         raise ValueError("max_step must be positive")
-    setup = parse_options(
-        lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
-        sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
-        strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
-        initial_angles=initial_angles, previous=previous, bend=bend, root_smoothing=root_smoothing,
-        smoothing=smoothing,
-    )
+    setup = parse_options(lengths, options, previous, **changes)
     return run_chain_solver(targets, setup, make_ccd_kernel(setup, float(max_step)), predict=True)

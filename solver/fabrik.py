@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from numpy.typing import ArrayLike
 
@@ -12,6 +13,7 @@ from .chain_common import (
     SLOW_SWEEPS,
     STALL_FRACTION,
     TAU,
+    ChainOptions,
     ChainResult,
     ChainSetup,
     ChainState,
@@ -20,7 +22,6 @@ from .chain_common import (
     run_chain_solver,
     wrap,
 )
-from .smoothing import TargetFilter
 
 
 def fabrik_frame(
@@ -170,35 +171,22 @@ def make_fabrik_kernel(setup: ChainSetup) -> FrameKernel:
 def solve_fabrik(
     targets: ArrayLike,
     lengths: ArrayLike,
+    options: ChainOptions | None = None,
     *,
-    limits: ArrayLike | None = None,
-    tolerance: float = 1e-6,
-    max_iterations: int = 2000,
-    sweep_tolerance: float = 1e-4,
-    polish_iterations: int = 500,
-    softness: float = 0.0,
-    strategy: str = "accept",
-    max_root_offset: float | None = None,
-    root_smoothing: float = 2.0,
-    stretch_range: tuple[float, float] = (0.9, 1.1),
-    smoothing: TargetFilter | str | None = None,
-    initial_angles: ArrayLike | None = None,
     previous: ChainState | None = None,
-    bend: int = 1,
+    **changes: Any,
 ) -> ChainResult:
     """Solve a planar N-bone chain by FABRIK for every frame, in time order.
 
-    Same inputs, options and result as :func:`solver.ccd.solve_ccd` (without ``max_step``: a FABRIK pass
+    Same inputs, options and result as :func:`solver.ccd.solve_ccd`, without ``max_step`` (a FABRIK pass
     moves each joint by at most the tip's displacement, so it needs no damping). ``max_iterations`` caps the
     backward+forward passes per frame; ``sweep_tolerance`` is where the passes hand over to the vectorized
     Gauss-Newton polish. FABRIK spreads a motion over the whole chain, where CCD curls the joints nearest
     the tip first.
+
+    Raises:
+        ValueError: an option is out of range or has the wrong shape, or a target is not finite.
+        TypeError: a keyword names no option.
     """
-    setup = parse_options(
-        lengths, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
-        sweep_tolerance=sweep_tolerance, polish_iterations=polish_iterations, softness=softness,
-        strategy=strategy, max_root_offset=max_root_offset, stretch_range=stretch_range,
-        initial_angles=initial_angles, previous=previous, bend=bend, root_smoothing=root_smoothing,
-        smoothing=smoothing,
-    )
+    setup = parse_options(lengths, options, previous, **changes)
     return run_chain_solver(targets, setup, make_fabrik_kernel(setup))

@@ -15,8 +15,10 @@ __all__ = ["CHAIN_FLAGS", "TWO_BONE_FLAGS", "FlagName", "FlagTable", "for_result
 
 
 def is_two_bone(solver: str, bones: int) -> bool:
-    """Whether a chain with this ``solver`` setting and number of bones is solved analytically (the two-bone
-    solver); a longer chain set to ANALYTIC is solved by FABRIK, CCD and FABRIK chains by themselves."""
+    """Whether a chain with this ``solver`` setting and number of bones is solved by the two-bone solver.
+
+    A longer chain set to ANALYTIC is solved by FABRIK, CCD and FABRIK chains by themselves.
+    """
     return solver.upper() == "ANALYTIC" and bones == 2
 
 

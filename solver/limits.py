@@ -16,10 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from . import closed_forms
+from .closed_forms import ARRAYS
+from .closed_forms import TAU as TAU
+
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
-TAU = 2.0 * math.pi
 # Angles within this of a bound (radians) are snapped onto it without counting as "limited": a re-solve
 # aimed exactly at a bound must not trip the limit over one rounding error.
 ANGLE_TOLERANCE = 1e-12
@@ -73,8 +76,8 @@ class JointLimits:
 
 
 def wrap_pi(x: FloatArray) -> FloatArray:
-    """Wrap angles to (-pi, pi]."""
-    return np.asarray(x - TAU * np.ceil((x - math.pi) / TAU), dtype=np.float64)
+    """Wrap angles to (-pi, pi] (:func:`solver.closed_forms.wrap_pi`, as the single-frame path)."""
+    return np.asarray(closed_forms.wrap_pi(x, ARRAYS), dtype=np.float64)
 
 
 def clamp_arc(angle: FloatArray, lo: float, hi: float) -> tuple[FloatArray, BoolArray]:
@@ -128,8 +131,8 @@ def _pick(values: FloatArray | float, idx: NDArray[np.intp]) -> FloatArray | flo
     return values if isinstance(values, float) else np.asarray(values)[idx]
 
 
-def _aim_bounds(limits: JointLimits, bend: int) -> tuple[float, float]:
-    """:func:`elbow_aim_range` for one side, in plain floats (called per candidate, numpy costs more here)."""
+def aim_bounds(limits: JointLimits, bend: int) -> tuple[float, float]:
+    """:func:`elbow_aim_range` for one side, in plain floats (per candidate here, and in the single-frame path)."""
     half_lo, half_hi = (0.0, math.pi) if bend > 0 else (-math.pi, 0.0)
     if limits.elbow is None:
         return half_lo, half_hi
@@ -210,8 +213,8 @@ def _best_in_box(
     a tip that depends only on the bound.
     """
 
-    plus = _aim_bounds(limits, 1)
-    minus = _aim_bounds(limits, -1)
+    plus = aim_bounds(limits, 1)
+    minus = aim_bounds(limits, -1)
 
     def by_side(value: Callable[[float], float], which: int) -> FloatArray | float:
         """``value`` of the elbow aim bound ``which`` (0 = low, 1 = high) of each frame's side."""
@@ -285,9 +288,8 @@ def _keep_better(
 
 
 def _dist2(x: FloatArray | float, y: FloatArray | float, tx: FloatArray, ty: FloatArray) -> FloatArray:
-    dx = x - tx
-    dy = y - ty
-    return np.asarray(dx * dx + dy * dy)
+    # (x - tx)^2 equals (tx - x)^2 exactly, so the arrays go first (they fix the kind of number).
+    return closed_forms.dist2(tx, ty, x, y)
 
 
 def gaussian_weights(sigma: float) -> FloatArray:

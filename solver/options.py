@@ -31,16 +31,6 @@ class Options:
     stretch_range: tuple[float, float]
     initial_direction: tuple[float, float]
 
-    @property
-    def clamp_low(self) -> float:
-        lo, _ = clamp_bounds(self.a, self.b, self.eps)
-        return lo
-
-    @property
-    def clamp_high(self) -> float:
-        _, hi = clamp_bounds(self.a, self.b, self.eps)
-        return hi
-
 
 def clamp_bounds(a: float, b: float, eps: float) -> tuple[float, float]:
     """Hard clamp interval ``[|a-b| + eps, a+b - eps]``; collapses to its midpoint if eps exceeds the gap."""

@@ -31,8 +31,10 @@ _TWO_PI: Final = 2.0 * np.pi
 
 
 def rotation_property(rotation_mode: str) -> tuple[str, int]:
-    """The property Blender keys for ``rotation_mode`` and its number of channels: ``rotation_quaternion``
-    (4), ``rotation_axis_angle`` (4) or ``rotation_euler`` (3, any Euler order)."""
+    """The property Blender keys for ``rotation_mode`` and its number of channels.
+
+    ``rotation_quaternion`` (4), ``rotation_axis_angle`` (4) or ``rotation_euler`` (3, any Euler order).
+    """
     if rotation_mode == "QUATERNION":
         return "rotation_quaternion", 4
     if rotation_mode == "AXIS_ANGLE":
@@ -70,8 +72,10 @@ def _unwrap(delta: FloatArray, start_near: float | None = None) -> FloatArray:
 
 
 def rotation_matrices_about_axis(axis: ArrayLike, delta: ArrayLike) -> FloatArray:
-    """Rodrigues' formula: ``(N, 3, 3)`` rotations by ``delta`` (radians, counter-clockwise) about
-    ``axis`` (any non-zero length)."""
+    """Rodrigues' formula: ``(N, 3, 3)`` rotations by ``delta`` about ``axis``.
+
+    ``delta`` in radians, counter-clockwise; ``axis`` of any non-zero length.
+    """
     k = _unit_axis(axis)
     d = _angles(delta)
     kx = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])

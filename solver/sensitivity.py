@@ -25,6 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import closed_forms
+from .closed_forms import ARRAYS
+
 FloatArray = NDArray[np.float64]
 
 
@@ -37,19 +40,8 @@ def soft_chain_factor(
 ) -> FloatArray:
     """d(softened distance)/d(raw distance) through the outer then inner soft IK (widths in length units)."""
     d = np.asarray(raw_distance, dtype=np.float64)
-    total = a + b
-    k = np.ones_like(d)
-    d1 = d
-    if outer_width > 0.0:
-        knee = total - outer_width
-        over = np.maximum(d - knee, 0.0)
-        k = np.exp(-over / outer_width)
-        d1 = np.where(d > knee, total - outer_width * k, d)
-    if inner_width > 0.0:
-        knee_in = abs(a - b) + inner_width
-        under = np.minimum(d1 - knee_in, 0.0)
-        k = k * np.exp(under / inner_width)
-    return k
+    k = closed_forms.soft_slope(d, a, b, outer_width, inner_width, ARRAYS)
+    return np.ones_like(d) if isinstance(k, float) else np.asarray(k)
 
 
 def angle_sensitivity(
@@ -91,13 +83,11 @@ def sensitivity_from_products(
     b: float,
     zero_distance: float,
 ) -> FloatArray:
-    """:func:`angle_sensitivity` given ``(d-r)(d+r)`` and ``(L-d)(L+d)`` (already computed by the solve)."""
+    """:func:`angle_sensitivity` given ``(d-r)(d+r)`` and ``(L-d)(L+d)`` (already computed by the solve).
+
+    The formula is :func:`solver.closed_forms.sensitivity`, shared with the single-frame path.
+    """
     k = np.asarray(chain_factor, dtype=np.float64)
-    q = np.sqrt(inner_product * outer_product)
-    m_rate = 2.0 * d / q
-    alpha_rate = np.abs(d * d + (b * b - a * a)) / (d * q)
-    inv_raw = 1.0 / np.maximum(raw_distance, zero_distance)
-    frob2 = k * k * (alpha_rate * alpha_rate + m_rate * m_rate) + inv_raw * inv_raw
-    det2 = 2.0 * k * m_rate * inv_raw
-    # (s1 + s2)^2 = F^2 + 2|det| and (s1 - s2)^2 = F^2 - 2|det|: no cancellation-prone F^4 - 4 det^2.
-    return np.asarray(0.5 * (np.sqrt(frob2 + det2) + np.sqrt(np.maximum(frob2 - det2, 0.0))))
+    return np.asarray(
+        closed_forms.sensitivity(raw_distance, d, inner_product, outer_product, k, a, b, zero_distance, ARRAYS)
+    )

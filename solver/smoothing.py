@@ -43,6 +43,7 @@ class ExponentialFilter:
         return 1.0 if self.time_constant == 0.0 else 1.0 - math.exp(-1.0 / self.time_constant)
 
     def apply(self, targets: FloatArray) -> FloatArray:
+        """The filtered ``(N, 2)`` trajectory (the first frame passes unchanged)."""
         pts = _as_points(targets)
         alpha = self.alpha
         out = np.empty_like(pts)
@@ -96,6 +97,7 @@ class OneEuroFilter:
         return 1.0 / (1.0 + tau * self.rate)
 
     def apply(self, targets: FloatArray) -> FloatArray:
+        """The filtered ``(N, 2)`` trajectory (the first frame passes unchanged)."""
         pts = _as_points(targets)
         out = np.empty_like(pts)
         if pts.shape[0] == 0:
@@ -132,8 +134,10 @@ _METHODS = {"exponential": ExponentialFilter, "one_euro": OneEuroFilter}
 
 
 def make_filter(method: str, **params: float) -> TargetFilter:
-    """Build a filter by name: ``"exponential"`` (:class:`ExponentialFilter`) or ``"one_euro"``
-    (:class:`OneEuroFilter`), with that class's parameters as keywords."""
+    """Build a filter by name, with that class's parameters as keywords.
+
+    ``"exponential"`` (:class:`ExponentialFilter`) or ``"one_euro"`` (:class:`OneEuroFilter`).
+    """
     try:
         cls = _METHODS[method]
     except KeyError:

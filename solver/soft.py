@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import closed_forms
+from .closed_forms import ARRAYS
+
 FloatArray = NDArray[np.float64]
 
 
@@ -14,16 +17,14 @@ def soft_distance(d: ArrayLike, total_length: float, soft_width: float) -> Float
     ``d`` (any shape, length units) below ``total_length - soft_width`` passes unchanged; above it the
     distance becomes ``L - s * exp(-(d - (L - s)) / s)``: value and first derivative are continuous at
     ``L - s`` and the result stays strictly below ``L``. ``soft_width`` is in length units (not a fraction);
-    ``soft_width <= 0`` returns ``d`` unchanged (the caller's hard clamp then applies).
+    ``soft_width <= 0`` returns ``d`` unchanged (the caller's hard clamp then applies). The formula is
+    :func:`solver.closed_forms.soft_outer`, shared with the single-frame path.
     """
     d_arr = np.asarray(d, dtype=np.float64)
     s = float(soft_width)
     if s <= 0.0:
         return d_arr.copy()
-    knee = float(total_length) - s
-    # np.maximum keeps exp's argument <= 0 on the pass-through side, so no overflow warnings.
-    over = np.maximum(d_arr - knee, 0.0)
-    return np.where(d_arr > knee, float(total_length) - s * np.exp(-over / s), d_arr)
+    return np.asarray(closed_forms.soft_outer(d_arr, float(total_length), s, ARRAYS))
 
 
 def soft_distance_derivative(d: ArrayLike, total_length: float, soft_width: float) -> FloatArray:
@@ -47,6 +48,4 @@ def soft_inner_distance(d: ArrayLike, inner_radius: float, soft_width: float) ->
     s = float(soft_width)
     if s <= 0.0:
         return d_arr.copy()
-    knee = float(inner_radius) + s
-    under = np.minimum(d_arr - knee, 0.0)
-    return np.where(d_arr < knee, float(inner_radius) + s * np.exp(under / s), d_arr)
+    return np.asarray(closed_forms.soft_inner(d_arr, float(inner_radius), s, ARRAYS))

@@ -93,8 +93,10 @@ def transform_vectors(matrices: ArrayLike, vectors: ArrayLike) -> FloatArray:
 
 
 def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Row-wise cross product of ``(..., 3)`` arrays; unlike ``np.cross`` it costs a few ufunc calls, which
-    matters for the one-frame solves of the live preview."""
+    """Row-wise cross product of ``(..., 3)`` arrays.
+
+    Unlike ``np.cross`` it costs a few ufunc calls, which matters for the one-frame solves of the live preview.
+    """
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
     bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
     return np.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], axis=-1)
@@ -140,8 +142,9 @@ def rotation_matrices(rotation: ArrayLike, rotation_mode: str) -> FloatArray:
 
 
 def compose_matrices(location: ArrayLike, rotation: ArrayLike, scale: ArrayLike, rotation_mode: str) -> FloatArray:
-    """Local matrices ``T(location) @ R(rotation) @ S(scale)`` ``(N, 4, 4)``, as Blender builds an object's
-    ``matrix_basis`` or a pose bone's ``matrix_basis`` from its channels.
+    """Local matrices ``T(location) @ R(rotation) @ S(scale)`` ``(N, 4, 4)``.
+
+    As Blender builds an object's or a pose bone's ``matrix_basis`` from its channels.
 
     ``location`` ``(N, 3)``, ``scale`` ``(N, 3)`` (negative allowed), ``rotation`` and ``rotation_mode`` as in
     :func:`rotation_matrices`. Rows broadcast: any argument may be a single row.
@@ -255,8 +258,11 @@ def from_shoulder_2d(
 
 
 def out_of_plane_distance(points: ArrayLike, base_matrices: ArrayLike, n: ArrayLike) -> FloatArray:
-    """Signed distance ``(N,)`` (armature units) of armature-space points from the plane through the base's
-    origin with normal ``n``; positive on the side ``n`` points to."""
+    """Signed distance ``(N,)`` (armature units) of armature-space points from the base's plane.
+
+    The plane passes through the base's origin with normal ``n``; the distance is positive on the side ``n``
+    points to.
+    """
     m = _matrices(base_matrices)
     p = _points(points)
     return np.asarray((p - m[:, :3, 3]) @ _unit(n), dtype=np.float64)

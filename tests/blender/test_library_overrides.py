@@ -356,13 +356,14 @@ def test_fix_target_space_reparents_an_overridden_target(shot: Shot) -> None:
     assert_true_bake(shot)
 
 
-def test_scripted_bake_keys_a_local_action_and_says_so(shot: Shot) -> None:
-    bake_module = harness.package("rigging.bake")
+def test_bake_keys_a_local_action_and_says_so(shot: Shot, capfd: pytest.CaptureFixture[str]) -> None:
     linked_before = linked_actions()
-    reports = bake_module.bake_armature(bpy.context, shot.arm, list(shot.arm.soft_ik_2d.chains), START, END)
+    capfd.readouterr()
+    assert bake(shot) == {"FINISHED"}
+    out = capfd.readouterr().out
     assert shot.arm.animation_data.action.library is None
     assert linked_actions() == linked_before
-    assert any("local copy" in w and "'RigAction'" in w for w in reports[0].warnings), reports[0].warnings
+    assert any("local copy" in line and "'RigAction'" in line for line in out.splitlines()), out
     assert_true_bake(shot)
 
 

@@ -1,4 +1,4 @@
-"""sampling.py against Blender's own evaluation (``scene.frame_set`` + ``matrix_world``) in real Blender.
+"""rigging/sampling against Blender's own evaluation (``scene.frame_set`` + ``matrix_world``) in real Blender.
 
 Run through the harness (the installed extension): ``.venvs/bpy-5.0/bin/python tests/blender/run.py
 tests/blender/test_sampling.py``.
@@ -239,7 +239,8 @@ def test_random_bone_hierarchies_compose_like_blender(scene: bpy.types.Scene, se
 
 
 def test_frames_composed_in_blocks(scene: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sampling, "COMPOSE_BLOCK", 5)  # 44 frames: 8 full blocks and a partial one
+    # 44 frames: 8 full blocks and a partial one
+    monkeypatch.setattr(harness.package("rigging.sampling.fcurves"), "COMPOSE_BLOCK", 5)
     arm = build_armature()
     still = build_armature(animated_bones=False)
     still.animation_data_clear()

@@ -1,6 +1,6 @@
 """Single-frame solve in pure ``math`` (live preview while dragging: no per-call numpy overhead).
 
-Mirrors the vectorized path of :mod:`solver.two_bone` step by step (tests hold both to 1e-12); keep them in
+Mirrors the vectorized passes of :mod:`solver.two_bone` step by step (tests hold both to 1e-12); keep them in
 sync. The result arrays drop the frame axis (0-d arrays and (2,) points).
 """
 
@@ -12,11 +12,24 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .limits import ANGLE_TOLERANCE, JointLimits, Strategy, gaussian_weights
-from .options import Options, clamp_bounds
-from .result import IKFlag, SolverState, TwoBoneResult
+from ..closed_forms import (
+    FLOATS,
+    TAU,
+    dist2,
+    fk,
+    half_angles,
+    sensitivity,
+    shoulder_stretch,
+    soft_inner,
+    soft_outer,
+    soft_slope,
+    stretch_factor,
+    wrap_pi,
+)
+from ..limits import ANGLE_TOLERANCE, JointLimits, Strategy, aim_bounds, gaussian_weights
+from ..options import Options, clamp_bounds
+from ..result import IKFlag, SolverState, TwoBoneResult
 
-TAU = 2.0 * math.pi
 # Plain ints: IntFlag arithmetic costs about a microsecond per operation on this path.
 _OUTER = int(IKFlag.CLAMPED_OUTER)
 _INNER = int(IKFlag.CLAMPED_INNER)
@@ -29,17 +42,13 @@ _HELD = int(IKFlag.DIRECTION_HELD)
 _LIMITED = _LIM_S | _LIM_E
 
 
-def _wrap_pi(x: float) -> float:
-    return x - TAU * math.ceil((x - math.pi) / TAU)
-
-
 def _clamp_arc(angle: float, lo: float, hi: float) -> tuple[float, bool]:
     width = hi - lo
     if width >= TAU:
         return min(lo + (angle - lo) % TAU, hi), False
     center = 0.5 * (lo + hi)
     half = 0.5 * width
-    delta = _wrap_pi(angle - center)
+    delta = wrap_pi(angle - center, FLOATS)
     if delta > half + ANGLE_TOLERANCE:
         return hi, True
     if delta < -half - ANGLE_TOLERANCE:
@@ -50,32 +59,12 @@ def _clamp_arc(angle: float, lo: float, hi: float) -> tuple[float, bool]:
 def _clamp_arc_bounds(angle: float, lo: float, hi: float) -> float:
     center = 0.5 * (lo + hi)
     half = 0.5 * (hi - lo)
-    delta = _wrap_pi(angle - center)
+    delta = wrap_pi(angle - center, FLOATS)
     if delta > half:
         return hi
     if delta < -half:
         return lo
     return min(max(center + delta, lo), hi)
-
-
-def _aim_range(limits: JointLimits, bend: int) -> tuple[float, float]:
-    half_lo, half_hi = (0.0, math.pi) if bend > 0 else (-math.pi, 0.0)
-    if limits.elbow is None:
-        return half_lo, half_hi
-    lo, hi = limits.elbow
-    ilo = max(half_lo, lo)
-    ihi = min(half_hi, hi)
-    return (lo, hi) if ilo > ihi else (ilo, ihi)
-
-
-def _angles(d: float, a: float, b: float) -> tuple[float, float]:
-    total = a + b
-    lmd = total - d
-    lpd = total + d
-    r = abs(a - b)
-    m = 2.0 * math.atan2(math.sqrt(lmd * lpd), math.sqrt((d - r) * (d + r)))
-    alpha = 2.0 * math.atan2(math.sqrt((b - a + d) * lmd), math.sqrt((a - b + d) * lpd))
-    return m, alpha
 
 
 def _limit(
@@ -91,7 +80,7 @@ def _limit(
         e = min(max(e, e_min), e_max)
     if not (lim_s or lim_e):
         return s, e, 0
-    e_lo, e_hi = _aim_range(limits, bend)
+    e_lo, e_hi = aim_bounds(limits, bend)
     best = math.inf
     dist = math.sqrt(sx * sx + sy * sy)
     for e_c in (e_lo, e_hi):
@@ -102,12 +91,12 @@ def _limit(
         gap = dist - math.sqrt(vx * vx + vy * vy)
         err = gap * gap
         if limits.shoulder is None:
-            s_c = _wrap_pi(s_c)
+            s_c = wrap_pi(s_c, FLOATS)
         else:
             s_c = _clamp_arc(s_c, *limits.shoulder)[0]
             if s_c in limits.shoulder:
                 cs, sn = math.cos(s_c), math.sin(s_c)
-                err = _dist2(cs * vx - sn * vy, sn * vx + cs * vy, sx, sy)
+                err = dist2(cs * vx - sn * vy, sn * vx + cs * vy, sx, sy)
         if err < best:
             best, s, e = err, s_c, e_c
     if limits.shoulder is not None:
@@ -116,12 +105,12 @@ def _limit(
             ey = a * math.sin(s_c)
             rx = sx - ex
             ry = sy - ey
-            aim = _wrap_pi(math.atan2(ry, rx) - s_c)
+            aim = wrap_pi(math.atan2(ry, rx) - s_c, FLOATS)
             e_c = _clamp_arc_bounds(aim, e_lo, e_hi)
             gap = math.sqrt(rx * rx + ry * ry) - b
             err = gap * gap
             if e_c in (e_lo, e_hi):
-                err = _dist2(ex + b * math.cos(s_c + e_c), ey + b * math.sin(s_c + e_c), sx, sy)
+                err = dist2(ex + b * math.cos(s_c + e_c), ey + b * math.sin(s_c + e_c), sx, sy)
             if err < best:
                 best, s, e = err, s_c, e_c
     flags = 0
@@ -135,7 +124,7 @@ def _limit(
 def _solve_point(
     tx: float, ty: float, fallback: tuple[float, float], bend: int, opts: Options, eps: float
 ) -> tuple[float, float, int]:
-    """Hard-clamped solve + limits for a strategy's adjusted target (mirror of ``two_bone._resolve``)."""
+    """Hard-clamped solve + limits for a strategy's adjusted target (mirror of :func:`.limits_pass.resolve`)."""
     a, b = opts.a, opts.b
     raw_d = math.sqrt(tx * tx + ty * ty)
     if raw_d > opts.zero_distance:
@@ -144,35 +133,13 @@ def _solve_point(
         dx, dy = fallback
     lo, hi = clamp_bounds(a, b, eps)
     d = min(max(raw_d, lo), hi)
-    m, alpha = _angles(d, a, b)
+    m, alpha = half_angles(d, a, b, FLOATS)
     phi = math.atan2(dy, dx)
     assert opts.limits is not None
     s, e, flags = _limit(phi - bend * alpha, bend * m, phi, d * dx, d * dy, a, b, bend, opts.limits)
     if opts.limits.shoulder is None:
-        s = _wrap_pi(s)
+        s = wrap_pi(s, FLOATS)
     return s, e, flags
-
-
-def _sensitivity(raw_d: float, d: float, raw_for_soft: float, opts: Options) -> float:
-    a, b, total = opts.a, opts.b, opts.total
-    r = opts.inner
-    k = 1.0
-    d1 = raw_for_soft
-    if opts.outer_width > 0.0:
-        w = opts.outer_width
-        knee = total - w
-        k = math.exp(-max(raw_for_soft - knee, 0.0) / w)
-        d1 = total - w * k if raw_for_soft > knee else raw_for_soft
-    if opts.inner_width > 0.0:
-        w_in = opts.inner_width
-        k *= math.exp(min(d1 - (r + w_in), 0.0) / w_in)
-    q = math.sqrt(((d - r) * (d + r)) * ((total - d) * (total + d)))
-    m_rate = 2.0 * d / q
-    alpha_rate = abs(d * d + (b * b - a * a)) / (d * q)
-    inv_raw = 1.0 / max(raw_d, opts.zero_distance)
-    frob2 = k * k * (alpha_rate * alpha_rate + m_rate * m_rate) + inv_raw * inv_raw
-    det2 = 2.0 * k * m_rate * inv_raw
-    return 0.5 * (math.sqrt(frob2 + det2) + math.sqrt(max(frob2 - det2, 0.0)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -195,33 +162,16 @@ def _smoothed_root(raw: tuple[float, float], opts: Options, prev: SolverState | 
     )
 
 
-def _stretch_factor(d: float, elbow: float, a: float, b: float, lo: float, hi: float) -> float:
-    span = math.sqrt(a * a + b * b + 2.0 * a * b * math.cos(elbow))
-    ratio = d / span if span > 0.0 else hi
-    return min(max(ratio, lo), hi)
-
-
 def _stretch_candidates(sx: float, sy: float, d: float, bend: int, opts: Options) -> list[float]:
     """Mirror of :func:`solver.two_bone.stretch_candidates` for one frame (same order)."""
     assert opts.limits is not None
     a, b = opts.a, opts.b
     lo, hi = opts.stretch_range
-    e_lo, e_hi = _aim_range(opts.limits, bend)
-    cands = [_stretch_factor(d, e_lo, a, b, lo, hi), _stretch_factor(d, e_hi, a, b, lo, hi)]
+    e_lo, e_hi = aim_bounds(opts.limits, bend)
+    cands = [stretch_factor(d, e_lo, a, b, lo, hi, FLOATS), stretch_factor(d, e_hi, a, b, lo, hi, FLOATS)]
     if opts.limits.shoulder is not None:
-        d2 = d * d
         for s_bound in opts.limits.shoulder:
-            p = sx * math.cos(s_bound) + sy * math.sin(s_bound)
-            disc = a * a * p * p - d2 * (a * a - b * b)
-            root = math.sqrt(max(disc, 0.0))
-            w1 = (a * p + root) / d2
-            w2 = (a * p - root) / d2
-            k1 = 1.0 / w1 if w1 > 0.0 else math.inf
-            k2 = 1.0 / w2 if w2 > 0.0 else math.inf
-            k = k2 if abs(k2 - 1.0) < abs(k1 - 1.0) else k1
-            if disc < 0.0 or math.isinf(k):
-                k = 1.0
-            cands.append(min(max(k, lo), hi))
+            cands.append(shoulder_stretch(sx, sy, d, s_bound, a, b, lo, hi, FLOATS))
     return cands
 
 
@@ -261,18 +211,13 @@ def solve_single(
             bend = prev.bend
 
     d = raw_d
-    if opts.outer_width > 0.0:
-        w = opts.outer_width
-        knee = total - w
-        if d > knee:
-            flags |= _SOFT
-            d = total - w * math.exp(-(d - knee) / w)
-    if opts.inner_width > 0.0:
-        w_in = opts.inner_width
-        knee_in = inner + w_in
-        if d < knee_in:
-            flags |= _SOFT
-            d = inner + w_in * math.exp((d - knee_in) / w_in)
+    # Only past a knee: elsewhere the soft forms return ``d`` itself.
+    if opts.outer_width > 0.0 and d > total - opts.outer_width:
+        flags |= _SOFT
+        d = soft_outer(d, total, opts.outer_width, FLOATS)
+    if opts.inner_width > 0.0 and d < inner + opts.inner_width:
+        flags |= _SOFT
+        d = soft_inner(d, inner, opts.inner_width, FLOATS)
     lo, hi = clamp_bounds(a, b, opts.eps)
     if d > hi:
         flags |= _OUTER
@@ -280,37 +225,40 @@ def solve_single(
         flags |= _INNER
     d = min(max(d, lo), hi)
 
-    m, alpha = _angles(d, a, b)
+    m, alpha = half_angles(d, a, b, FLOATS)
     phi = math.atan2(dy, dx)
-    s = _wrap_pi(phi - bend * alpha)  # wrapped before the limits, as in the batch path
+    s = wrap_pi(phi - bend * alpha, FLOATS)  # wrapped before the limits, as in the batch path
     e = bend * m
     sx, sy = d * dx, d * dy
     limits = opts.limits
     if limits is not None:
         s, e, lim_flags = _limit(s, e, phi, sx, sy, a, b, bend, limits)
         flags |= lim_flags
-    sensitivity = _sensitivity(raw_d, d, raw_d, opts)
+    slope = soft_slope(raw_d, a, b, opts.outer_width, opts.inner_width, FLOATS)
+    amplification = sensitivity(
+        raw_d, d, (d - inner) * (d + inner), (total - d) * (total + d), slope, a, b, opts.zero_distance, FLOATS
+    )
 
     root_x = root_y = 0.0
     scale = 1.0
     if limits is not None and opts.strategy is Strategy.MOVE_ROOT:
         missing = (0.0, 0.0)
         if flags & _LIMITED:
-            ex, ey, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
+            ex, ey, end_x, end_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
             missing = _cap(sx - end_x, sy - end_y, opts.max_root_offset)
         root_x, root_y = _cap(*_smoothed_root(missing, opts, prev), opts.max_root_offset)
         if root_x != 0.0 or root_y != 0.0:
             s_new, e_new, lim_flags = _solve_point(sx - root_x, sy - root_y, (dx, dy), bend, opts, opts.eps)
             flags |= _ROOT
-            _, _, old_x, old_y = _fk(s, e, a, b, 0.0, 0.0)
-            _, _, new_x, new_y = _fk(s_new, e_new, a, b, root_x, root_y)
-            if _dist2(new_x, new_y, sx, sy) <= _dist2(old_x + root_x, old_y + root_y, sx, sy):
+            _, _, old_x, old_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
+            _, _, new_x, new_y = fk(s_new, e_new, a, b, root_x, root_y, FLOATS)
+            if dist2(new_x, new_y, sx, sy) <= dist2(old_x + root_x, old_y + root_y, sx, sy):
                 s, e = s_new, e_new
                 flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH and flags & _LIMITED:
         tol = 1e-9 * total
-        _, _, end_x, end_y = _fk(s, e, a, b, 0.0, 0.0)
-        best = math.sqrt(_dist2(end_x, end_y, sx, sy))
+        _, _, end_x, end_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
+        best = math.sqrt(dist2(end_x, end_y, sx, sy))
         chosen = 0
         tried = [1.0]
         for k in _stretch_candidates(sx, sy, d, bend, opts):
@@ -318,19 +266,19 @@ def solve_single(
                 continue
             tried.append(k)
             s_new, e_new, lim_flags = _solve_point(sx / k, sy / k, (dx, dy), bend, opts, opts.eps / k)
-            _, _, end_x, end_y = _fk(s_new, e_new, a * k, b * k, 0.0, 0.0)
-            err = math.sqrt(_dist2(end_x, end_y, sx, sy))
+            _, _, end_x, end_y = fk(s_new, e_new, a * k, b * k, 0.0, 0.0, FLOATS)
+            err = math.sqrt(dist2(end_x, end_y, sx, sy))
             if err < best - tol or (err <= best + tol and abs(k - 1.0) < abs(scale - 1.0)):
                 best, s, e, scale, chosen = err, s_new, e_new, k, lim_flags
         if scale != 1.0:
             flags |= chosen | _STRETCH
 
-    ex, ey, end_x, end_y = _fk(s, e, a * scale, b * scale, root_x, root_y)
+    ex, ey, end_x, end_y = fk(s, e, a * scale, b * scale, root_x, root_y, FLOATS)
     # hypot: the squares overflow for targets beyond ~1e154, which the batch path accepts.
     error = math.hypot(end_x - tx, end_y - ty)
     error_solved = math.hypot(end_x - sx, end_y - sy)
     # One buffer, then views: a dozen separate np.array calls would cost more than the solve itself.
-    scalars = [s, e, error, error_solved, raw_d, d, sensitivity, scale]
+    scalars = [s, e, error, error_solved, raw_d, d, amplification, scale]
     points = [ex, ey, end_x, end_y, tx, ty, sx, sy, root_x, root_y]
     buf = np.array(scalars + points)
     # Frozen dataclasses set each field through object.__setattr__ in __init__ (about 1.5 us for these 15
@@ -375,15 +323,3 @@ def _bend_array(bend: int) -> NDArray[np.int8]:
     arr = np.array(bend, dtype=np.int8)
     arr.setflags(write=False)
     return arr
-
-
-def _dist2(x: float, y: float, tx: float, ty: float) -> float:
-    dx = x - tx
-    dy = y - ty
-    return dx * dx + dy * dy
-
-
-def _fk(s: float, e: float, a: float, b: float, rx: float, ry: float) -> tuple[float, float, float, float]:
-    ex = a * math.cos(s) + rx
-    ey = a * math.sin(s) + ry
-    return ex, ey, ex + b * math.cos(s + e), ey + b * math.sin(s + e)

@@ -1,0 +1,124 @@
+"""Requests and the strategy chosen for each: F-curves where eligible, else a stepped scene."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .eligibility import fcurve_only_reason, simulated
+from .fcurves import COMPOSE_BLOCK, ChannelSampler, Composer, compose_request, sample_fcurves
+from .stepping import sample_temp_scene, sample_user_scene
+
+KINDS = ("WORLD", "ARMATURE")
+METHODS = ("AUTO", "FCURVES", "SCENE", "USER")
+
+
+def parse_requests(requests: Sequence[Sequence[Any]]) -> list[tuple[Any, str | None, str]]:
+    parsed = []
+    for req in requests:
+        obj, bone = req[0], req[1]
+        kind = req[2] if len(req) > 2 else "WORLD"
+        if kind not in KINDS:
+            raise ValueError(f"request kind must be one of {KINDS}, got {kind!r}")
+        if kind == "ARMATURE" and not bone:
+            raise ValueError("an ARMATURE-space request needs a bone name")
+        if bone and (obj.type != "ARMATURE" or obj.pose.bones.get(bone) is None):
+            raise ValueError(f'"{obj.name}" has no pose bone "{bone}"')
+        parsed.append((obj, bone or None, kind))
+    return parsed
+
+
+def sample_world_matrices(
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *, method: str = "AUTO"
+) -> np.ndarray:
+    """Matrices ``(len(requests), N, 4, 4)`` of each request at each frame (see the module docstring)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    parsed = parse_requests(requests)
+    out = np.empty((len(parsed), frames_arr.size, 4, 4))
+    if not parsed or frames_arr.size == 0:
+        return out
+
+    fast, user, _reasons = choose(context, parsed, method)
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
+    user_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in user]
+    slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast and obj not in user]
+    if fast_idx:
+        sample_fcurves([parsed[i] for i in fast_idx], frames_arr, out, fast_idx)
+    if slow_idx:
+        sample_temp_scene(context, [parsed[i] for i in slow_idx], frames_arr, out, slow_idx)
+    if user_idx:
+        sample_user_scene(context, [parsed[i] for i in user_idx], frames_arr, out, user_idx)
+    return out
+
+
+def choose(
+    context: Any, parsed: list[tuple[Any, str | None, str]], method: str
+) -> tuple[set[Any], set[Any], dict[Any, str]]:
+    """(objects composed from F-curves, objects stepped in the user's scene, why each other one is stepped)."""
+    bones_of: dict[Any, set[str]] = {}
+    for obj, bone, _kind in parsed:
+        bones_of.setdefault(obj, set())
+        if bone:
+            bones_of[obj].add(bone)
+    fast: set[Any] = set()
+    reasons: dict[Any, str] = {}
+    remapped = context.scene.render.frame_map_old != context.scene.render.frame_map_new
+    for obj, bones in bones_of.items():
+        if method not in ("AUTO", "FCURVES"):
+            reasons[obj] = f"method {method}"
+            continue
+        reason = "the scene remaps time" if remapped else fcurve_only_reason(obj, sorted(bones))
+        if reason is None:
+            fast.add(obj)
+        elif method == "FCURVES":
+            raise ValueError(f'"{obj.name}" cannot be sampled from F-curves: {reason}')
+        else:
+            reasons[obj] = reason
+    # Simulations (rigid bodies) are evaluated by the user's scene only: step that one for them.
+    user = {obj for obj in bones_of if method == "USER" or (method == "AUTO" and simulated(obj))}
+    fast -= user
+    return fast, user, reasons
+
+
+def stepped_objects(context: Any, requests: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """Objects :func:`sample_world_matrices` (``AUTO``) would step a scene for, by name, with the reason they are
+    not composed from F-curves; empty when everything is read from F-curves."""
+    _fast, _user, reasons = choose(context, parse_requests(requests), "AUTO")
+    return {obj.name: reason for obj, reason in reasons.items()}
+
+
+def iter_world_matrices(
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
+    block: int = COMPOSE_BLOCK,
+) -> Generator[tuple[slice, np.ndarray], None, None]:
+    """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
+    ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
+    blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
+    stepped requests are stepped block by block. Consume it to the end (or close it) so copies are removed."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    parsed = parse_requests(requests)
+    fast, _user, _reasons = choose(context, parsed, "AUTO")
+    fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
+    other_idx = [i for i in range(len(parsed)) if i not in fast_idx]
+    sampler = ChannelSampler(frames_arr) if fast_idx else None
+    try:
+        for first in range(0, frames_arr.size, block):
+            rows = slice(first, min(first + block, frames_arr.size))
+            out = np.empty((len(parsed), rows.stop - rows.start, 4, 4))
+            if sampler is not None:
+                for sub in range(rows.start, rows.stop, COMPOSE_BLOCK):
+                    part = slice(sub, min(sub + COMPOSE_BLOCK, rows.stop))
+                    local = slice(part.start - rows.start, part.stop - rows.start)
+                    composer = Composer(sampler, part)
+                    for i in fast_idx:
+                        compose_request(composer, *parsed[i], out[i, local])
+            if other_idx:
+                out[other_idx] = sample_world_matrices(context, [requests[i] for i in other_idx], frames_arr[rows])
+            yield rows, out
+    finally:
+        if sampler is not None:
+            sampler.close()

@@ -1,0 +1,298 @@
+"""The F-curve path: world and pose matrices composed from F-curve channels and rest matrices.
+
+Channels are read straight from the keys when every segment is linear or constant (no modifiers, constant
+extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
+with ``convert_to_samples``; anything unanimated is one row. Exact for what
+:func:`.eligibility.fcurve_only_reason` lets through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Generator, Sequence
+from typing import Any
+
+import bpy
+import numpy as np
+
+from ...solver.rotations import rotation_property
+from ...solver.spaces import compose_matrices, invert_matrices
+from .. import anim_keys
+from .eligibility import acting, action_fcurves, live
+
+# Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
+LARGE_ACTION_KEYS = 200_000
+
+
+class ChannelSampler:
+    """Samples F-curves at the requested frames; integer frames through temporary action copies."""
+
+    def __init__(self, frames: np.ndarray) -> None:
+        self.frames = frames
+        self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
+        self.copies: dict[Any, Any] = {}
+        self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
+        self.large: dict[Any, bool] = {}
+        self.cache: dict[int, np.ndarray] = {}
+        self.fcurves: dict[Any, dict[str, list[Any]]] = {}
+
+    def live_fcurves(self, obj: Any) -> dict[str, list[Any]]:
+        """The F-curves the animation system applies to ``obj``, by data path."""
+        if obj not in self.fcurves:
+            by_path: dict[str, list[Any]] = {}
+            for fc in action_fcurves(obj) or []:
+                if live(fc):
+                    by_path.setdefault(fc.data_path, []).append(fc)
+            self.fcurves[obj] = by_path
+        return self.fcurves[obj]
+
+    def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        """:meth:`sample`, once per F-curve."""
+        key = fcurve.as_pointer()
+        if key not in self.cache:
+            # Kept as float32, what keys and Blender's evaluation hold anyway: half the memory of a long range.
+            self.cache[key] = self.sample(anim_data, fcurve).astype(np.float32)
+        return self.cache[key]
+
+    def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
+        action = anim_data.action
+        copy = self.copies.get(action)
+        if copy is None:
+            copy = action.copy()
+            self.copies[action] = copy
+        handle = anim_data.action_slot.handle if anim_keys.LAYERED_ACTIONS else 0
+        found = anim_keys.find_fcurve_in(copy, handle, fcurve.data_path, fcurve.array_index)
+        if found is None:
+            raise RuntimeError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] missing in the action copy")
+        return found
+
+    def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        if not self.integral:
+            return np.array(
+                [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
+                dtype=np.float64,
+            )
+        piecewise = _piecewise_linear(fcurve, self.frames)
+        if piecewise is not None:
+            return piecewise
+        start = int(self.frames.min())
+        end = int(self.frames.max())
+        # In a large action a curve without modifiers is copied alone: a copy of the whole action would hold a
+        # second copy of every curve in it at once (a long bake's dense curves, tens of MB). A small action is
+        # copied whole, once: that is faster than copying its curves key by key.
+        single = len(fcurve.modifiers) == 0 and self._large(anim_data.action)
+        fc = self._scratch_fcurve(fcurve) if single else self._copy_fcurve(anim_data, fcurve)
+        try:
+            fc.convert_to_samples(start, end + 1)  # end is exclusive
+            co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
+            fc.sampled_points.foreach_get("co", co)
+        finally:
+            if single and self.scratch is not None:
+                self.scratch[1].fcurves.remove(fc)
+        values = co[1::2].astype(np.float64)
+        return values[(self.frames - start).astype(np.int64)]
+
+    def _large(self, action: Any) -> bool:
+        if action not in self.large:
+            curves = anim_keys.all_fcurves(action)
+            self.large[action] = sum(len(fc.keyframe_points) for fc in curves) > LARGE_ACTION_KEYS
+        return self.large[action]
+
+    def _scratch_fcurve(self, fcurve: Any) -> Any:
+        if self.scratch is None:
+            self.scratch = anim_keys.scratch_action(".soft_ik_sampling")
+        copy = self.scratch[1].fcurves.new(fcurve.data_path, index=fcurve.array_index)
+        anim_keys.copy_keys(fcurve, copy)
+        return copy
+
+    def close(self) -> None:
+        for copy in self.copies.values():
+            bpy.data.actions.remove(copy)
+        self.copies.clear()
+        if self.scratch is not None:
+            bpy.data.actions.remove(self.scratch[0])
+            self.scratch = None
+
+
+def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
+    """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
+    no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
+    the curve is anything else."""
+    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or len(fcurve.keyframe_points) == 0:
+        return None
+    co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
+    x, y = co[:, 0], co[:, 1]
+    if len(x) == 1:
+        return np.full(frames.shape, y[0])
+    interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
+    linear, constant = _interpolation_ids()
+    held = interpolation == constant
+    if not (held | (interpolation == linear)).all() or not (np.diff(x) > 0).all():
+        return None
+    values = np.interp(frames, x, y)
+    if held.any():
+        # A constant segment holds its first key's value up to (not including) the next key.
+        segment = np.searchsorted(x, frames, side="right") - 1
+        inside = (segment >= 0) & (segment < len(held))
+        step = np.zeros(frames.shape, dtype=bool)
+        step[inside] = held[segment[inside]]
+        values = np.where(step, y[np.clip(segment, 0, len(x) - 1)], values)
+    # Blender interpolates in float32: so does this, within its rounding.
+    return values.astype(np.float32).astype(np.float64)
+
+
+def _interpolation_ids() -> tuple[int, int]:
+    """RNA values of the LINEAR and CONSTANT key interpolations."""
+    items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
+    return int(items["LINEAR"].value), int(items["CONSTANT"].value)
+
+
+def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str,
+                    known: dict[int, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """``location``, the rotation property of its mode and ``scale`` of an object or pose bone ``owner`` of
+    ``id_block`` (each (N, k), or (1, k) when nothing of it is animated) from the object's F-curves, current
+    values elsewhere; ``prefix`` is the owner's data path prefix (``""`` or ``'pose.bones["name"].'``);
+    ``block``: the frames wanted. ``known`` (F-curve pointer -> values at every frame of the sampler's) stands
+    in for reading a curve whose values at those frames are known exactly (a bake's own, just written)."""
+    fcurves = sampler.live_fcurves(id_block)
+    rot_path, _size = rotation_property(owner.rotation_mode)
+    n = len(range(*block.indices(sampler.frames.size)))
+    channels = {}
+    for prop in ("location", rot_path, "scale"):
+        # A channel without F-curves stays one row: compose_matrices broadcasts it (no per-frame rotation math
+        # for a constant rotation).
+        live = fcurves.get(prefix + prop, ())
+        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live else 1, 1))
+        for fc in live:
+            if fc.array_index < values.shape[1]:
+                given = None if known is None or len(fc.modifiers) else known.get(fc.as_pointer())
+                values[:, fc.array_index] = (sampler.values(id_block.animation_data, fc) if given is None
+                                             else given)[block]
+        channels[prop] = values
+    return channels
+
+
+def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
+    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
+    animated), see :func:`_channel_values`."""
+    mode = owner.rotation_mode
+    channels = _channel_values(sampler, block, id_block, owner, prefix)
+    return compose_matrices(channels["location"], channels[rotation_property(mode)[0]], channels["scale"], mode)
+
+
+class Composer:
+    """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
+    when that is exact), over the frames ``block`` of the sampler's. Each object's and bone's matrices are
+    computed once; unanimated ones are one row."""
+
+    def __init__(self, sampler: ChannelSampler, block: slice) -> None:
+        self.sampler = sampler
+        self.block = block
+        self.world: dict[Any, np.ndarray] = {}
+        self.pose: dict[tuple[Any, str], np.ndarray] = {}
+
+    def object_world(self, obj: Any) -> np.ndarray:
+        """(N or 1, 4, 4) ``matrix_world``."""
+        if obj not in self.world:
+            local = _channels(self.sampler, self.block, obj, obj, "")
+            if obj.parent is not None:
+                parent = self.object_world(obj.parent)
+                if obj.parent_type == "BONE":
+                    # Blender parents to the bone's tail: its pose matrix moved to the posed tail.
+                    tail = np.array(self.bone_pose(obj.parent, obj.parent_bone))
+                    length = obj.parent.data.bones[obj.parent_bone].length
+                    tail[:, :3, 3] += length * tail[:, :3, 1]
+                    parent = parent @ tail
+                local = parent @ (np.array(obj.matrix_parent_inverse, dtype=np.float64) @ local)
+            for con in acting(obj.constraints):  # plain Child Of only (fcurve_only_reason)
+                target = self.object_world(con.target)
+                if con.subtarget:
+                    target = target @ self.bone_pose(con.target, con.subtarget)
+                local = target @ (np.array(con.inverse_matrix, dtype=np.float64) @ local)
+            self.world[obj] = local
+        return self.world[obj]
+
+    def bone_pose(self, obj: Any, name: str) -> np.ndarray:
+        """(N or 1, 4, 4) armature-space ``pose_bone.matrix``: parent pose @ rest offset @ basis."""
+        key = (obj, name)
+        if key not in self.pose:
+            bone = obj.data.bones[name]
+            pb = obj.pose.bones[name]
+            prefix = anim_keys.pose_bone_path(name) + "."
+            basis = _channels(self.sampler, self.block, obj, pb, prefix)
+            if bone.use_connect:
+                basis[:, :3, 3] = 0.0  # a connected bone's location channel is ignored
+            rest = np.array(bone.matrix_local, dtype=np.float64)
+            if bone.parent is None:
+                pose = rest @ basis
+            else:
+                # Closed-form inverse: LAPACK's costs milliseconds per call on a busy machine (thread start-up).
+                offset = invert_matrices(np.array(bone.parent.matrix_local, dtype=np.float64)[None])[0] @ rest
+                # Parent first: an unanimated parent is one row, so only one product per frame remains.
+                pose = (self.bone_pose(obj, bone.parent.name) @ offset) @ basis
+            self.pose[key] = pose
+        return self.pose[key]
+
+
+# Frames composed at a time: the matrix products' temporaries stay a few MB however long the range is.
+COMPOSE_BLOCK = 8192
+
+
+def sample_fcurves(
+    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+) -> None:
+    sampler = ChannelSampler(frames)
+    try:
+        for first in range(0, frames.size, COMPOSE_BLOCK):
+            block = slice(first, first + COMPOSE_BLOCK)
+            composer = Composer(sampler, block)
+            for (obj, bone, kind), i in zip(requests, idx, strict=True):
+                compose_request(composer, obj, bone, kind, out[i, block])
+    finally:
+        sampler.close()
+
+
+def compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: np.ndarray) -> None:
+    """Write one request's matrices for the composer's block into ``out``: the object's world matrix, a pose
+    bone's armature-space matrix (``ARMATURE``) or its world matrix."""
+    if bone is None:
+        out[...] = composer.object_world(obj)
+    elif kind == "ARMATURE":
+        out[...] = composer.bone_pose(obj, bone)
+    else:
+        np.matmul(composer.object_world(obj), composer.bone_pose(obj, bone), out=out)
+
+
+def iter_pose_bases(
+    obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
+) -> Generator[tuple[slice, dict[str, np.ndarray]], None, None]:
+    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves (current values where unanimated),
+    in blocks of frames: yields ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``. Exact for what
+    :func:`fcurve_only_reason` lets through. Consume it to the end (or close it) so copies are removed."""
+    with contextlib.closing(iter_pose_channels(obj, bones, frames, block=block)) as blocks:
+        for rows, channels in blocks:
+            yield rows, {name: compose_matrices(ch["location"], ch[rotation_property(mode)[0]], ch["scale"], mode)
+                         for name, (mode, ch) in channels.items()}
+
+
+def iter_pose_channels(
+    obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
+    known: dict[int, np.ndarray] | None = None,
+) -> Generator[tuple[slice, dict[str, tuple[str, dict[str, np.ndarray]]]], None, None]:
+    """The channels behind :func:`iter_pose_bases`: yields ``(rows, {bone: (rotation_mode, {"location",
+    rotation property, "scale": (len(frames[rows]) or 1, k)})})``. ``known``: F-curve pointer -> float32
+    values at every one of ``frames``, used instead of reading that curve (when it has no modifiers)."""
+    frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    sampler = ChannelSampler(frames_arr)
+    prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
+    try:
+        for first in range(0, frames_arr.size, block):
+            rows = slice(first, min(first + block, frames_arr.size))
+            out = {}
+            for name in bones:
+                pb = obj.pose.bones[name]
+                out[name] = (pb.rotation_mode, _channel_values(sampler, rows, obj, pb, prefixes[name], known))
+            yield rows, out
+    finally:
+        sampler.close()
