@@ -145,6 +145,8 @@ def folded_pose(
     for i in range(1, n):
         turn = absolute[i] - absolute[i - 1]
         if turn == 0.0:
+            if not lower[i] <= 0.0 <= upper[i]:  # a straight joint its limits forbid: the fold is out of reach
+                return None
             pose.append(0.0)
             continue
         for side in (bend, -bend):

@@ -436,3 +436,13 @@ def test_one_target_of_shape_2_and_an_empty_range(solve: Callable[..., cc.ChainR
     assert hand_fk(one.angles[0], lengths) == pytest.approx([1.0, 1.0], abs=3e-6)
     empty = solve(np.zeros((0, 2)), lengths, initial_angles=[0.1, 0.2, 0.3])
     assert empty.angles.shape == (0, 3) and empty.state.angles == pytest.approx([0.1, 0.2, 0.3])
+
+
+@pytest.mark.parametrize("solve", SOLVERS)
+def test_a_target_on_the_root_never_folds_a_joint_its_limits_forbid(solve: Callable[..., cc.ChainResult]) -> None:
+    # Found by hypothesis: the folded inner-ring pose left a joint limited to [0.5, 0.5] straight (angle 0).
+    lengths = np.array([2.0, 0.5, 0.375, 1.0])
+    limits = np.array([[0.0, 0.0], [0.0, np.nan], [0.0, 0.0], [0.5, 0.5]])
+    res = solve(np.array([[0.0, 0.0]]), lengths, limits=limits, strategy="accept", softness=0.0)
+    assert res.angles[0, 3] == pytest.approx(0.5)
+    assert np.all(res.angles >= limits[:, 0] - 1e-12)
