@@ -12,10 +12,10 @@ from types import ModuleType
 def _modules() -> tuple[ModuleType, ...]:
     # Dependency order: properties first (everything reads them), translations last.
     from . import operators, panels
-    from .panels import overlay
-    from .rigging import linked_data, live_preview, properties, translations
+    from .panels import overlay, pin_overlay
+    from .rigging import cli, linked_data, live_preview, properties, translations
 
-    return (properties, linked_data, operators, panels, live_preview, overlay, translations)
+    return (properties, linked_data, operators, panels, live_preview, overlay, pin_overlay, cli, translations)
 
 
 def register() -> None:

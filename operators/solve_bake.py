@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, linked_data, posing, takes
+from ..rigging import bake, linked_data, posing, reduced_bake, takes
 from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..rigging.messages import say
@@ -120,6 +120,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                                 "the current action's name followed by 'Take')")
     push_to_nla: BoolProperty(name="Push to NLA", description="With To New Action: after the bake, push the new "
                               "action down to a new NLA track (as Push Down does)", default=False)
+    key_reduction: EnumProperty(name="Key Reduction", items=reduced_bake.REDUCTION_ITEMS, default="NONE",
+                                description="Keep fewer keys (easier to edit), the tip within the tolerance of "
+                                "the full bake on every frame, measured in playback")
+    reduction_tolerance: FloatProperty(name="Reduction Tolerance", default=0.001, min=0.0, max=1.0, precision=4,
+                                       description="How far the played-back tip of the reduced keys may stray from "
+                                       "the full bake's, as a fraction of the chain's length")
+    reduction_shape: EnumProperty(name="Key Shape", items=reduced_bake.SHAPE_ITEMS, default="LINEAR",
+                                  description="Interpolation of the reduced keys")
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -182,8 +190,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.leave_substeps()
             # What Blender plays back from the new keys; the error curve and report carry the measured truth.
             reports = []
-            for rig, (sol, warning) in zip(rigs, bake.verify_written(context, rigs, solutions, start, end, keyed),
-                                           strict=True):
+            verified, reductions = reduced_bake.reduce_written(
+                context, rigs, bake.verify_written(context, rigs, solutions, start, end, keyed), start, end,
+                self.key_reduction, self.reduction_tolerance, self.reduction_shape)
+            for rig, (sol, warning) in zip(rigs, verified, strict=True):
                 reports.append(bake.store_report(rig, sol, start, end))
                 if warning:
                     reports[-1].warnings.append(warning)
@@ -196,6 +206,8 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 track = takes.push_down(take.armature, take.action)
                 self.report({"INFO"}, say(msg.TAKE_PUSHED, take=take.action.name, armature=take.armature.name,
                                           track=track.name))
+        for rig, reduction in zip(rigs, reductions, strict=False):
+            self.report({"INFO"}, reduced_bake.summary(rig, reduction))
         for report in reports:
             self.report({"WARNING"} if report.invalid_frames else {"INFO"}, report.summary())
             for warning in report.warnings:

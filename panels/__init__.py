@@ -11,7 +11,7 @@ from bpy.app.translations import pgettext_iface as iface_
 from ..rigging import linked_data
 from ..rigging.rig import ChainError, check_target, space_mismatch
 from ..rigging.translations import CONTEXT
-from . import texts, wrap
+from . import pin_panel, texts, wrap
 from .status import format_length, frame_status
 
 CATEGORY = texts.TAB
@@ -144,6 +144,7 @@ class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):
                 box.operator("pose.soft_ik_fix_target_space", text=texts.FIX_TARGET_SPACE, icon="CON_CHILDOF")
         elif chain.target is not None:
             wrap.label(box, context, texts.SPACE_OK, icon="CHECKMARK", boxed=True)
+        pin_panel.draw_pins(layout, chain)
 
         col = layout.column(heading=texts.REACH)
         col.prop(chain, "bend")
@@ -253,6 +254,10 @@ class VIEW3D_PT_soft_ik_bake_report(_ChainPanel, bpy.types.Panel):
         col.label(text=iface_(texts.MEAN_ERROR).format(error=format_length(context, chain.error_mean)),
                   translate=False)
         col.label(text=iface_(texts.LIMITED_FRAMES).format(count=chain.limited_frames), translate=False)
+        if chain.kept_keys >= 0:
+            col.label(text=iface_(texts.KEPT_KEYS).format(kept=chain.kept_keys,
+                                                          frames=chain.bake_end - chain.bake_start + 1),
+                      translate=False)
         layout.label(text=texts.WORST_FRAMES)
         layout.template_list("POSE_UL_soft_ik_worst_frames", "", chain, "worst_frames", chain, "active_worst_index",
                              rows=4)

@@ -53,6 +53,10 @@ LIMITED_FRAMES = "Limited on {count} frame(s)"
 WORST_FRAME = "Frame {frame}"
 CHAIN_BONES = "{upper} > {lower}"
 CANNOT_SOLVE = "Cannot solve: {reason}"
+PINNED_RANGE = "Pinned {start}-{end} (+{blend} blend)"
+PIN_TARGET = "Pin Target"
+UNPIN_TARGET = "Unpin"
+KEPT_KEYS = "Kept keys: {kept} of {frames} frames"
 
 # The sidebar tab, short button labels and column headings.
 TAB = "Soft IK"
@@ -76,6 +80,7 @@ UI_TEXTS: tuple[str, ...] = (
     REACHABLE, NO_CHAINS, NO_ERROR_DATA, SPACE_OK, PREVIEW_SOURCE, KEYED_SOURCE, SENSITIVE_HINT_1,
     SENSITIVE_HINT_2, NO_BAKE, ERROR_AT_FRAME, SENSITIVITY, SENSITIVE, BAKED_RANGE, MAX_ERROR,
     MEAN_ERROR, LIMITED_FRAMES, WORST_FRAME, CHAIN_BONES, CANNOT_SOLVE, *LABELS,
+    PINNED_RANGE, PIN_TARGET, UNPIN_TARGET, KEPT_KEYS,
 )
 
 

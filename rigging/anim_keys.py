@@ -505,3 +505,25 @@ def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
             values = read_keys_attribute(source, name)
             points.foreach_set(name, values.astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
     target.extrapolation = source.extrapolation
+
+
+def restore_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray], *, start: float, end: float) -> None:
+    """Replace the keys of ``fcurve`` in ``[start, end]`` by ``keys`` (every attribute, as :func:`read_keys`
+    gave them, frames inside the range): a saved stretch of curve put back bit for bit, handles included.
+    Keys outside the range keep every attribute too."""
+    before, _inside, after = _split(read_keys(fcurve), start, end)
+    saved: dict[str, np.ndarray] = {name: np.asarray(keys[name], dtype=dtype).reshape((-1, width) if width > 1 else -1)
+                                    for name, width, dtype in _KEY_ATTRIBUTES}
+    parts = (before, saved, after)
+    total = sum(len(p["co"]) for p in parts)
+    points = fcurve.keyframe_points
+    points.clear()
+    points.add(total)
+    columns: dict[str, np.ndarray] = {name: np.concatenate([p[name] for p in parts]).astype(dtype)
+                                      for name, _w, dtype in _KEY_ATTRIBUTES}
+    for name, _width, dtype in _KEY_ATTRIBUTES:
+        points.foreach_set(name, columns[name].astype(_TRANSFER_DTYPE.get(name, dtype), copy=False).ravel())
+    # update() recomputes automatic handles from the (unchanged) neighbours; the saved ones are put back after.
+    fcurve.update()
+    for name in _HANDLES:
+        points.foreach_set(name, columns[name].ravel())

@@ -168,9 +168,11 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
     chain["baked_channels"] = "\n".join(f"{path}\t{index}" for path, index in channels)
 
 
-def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> verification.Keyed:
+def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
+                   interpolation: str = "LINEAR") -> verification.Keyed:
     """Write the solution's keys into [start, end]; keys outside it and other channels are untouched. Returns
-    what was written, for :func:`verify_written`."""
+    what was written, for :func:`verify_written`. ``interpolation`` is the transform channels' (a reduced bake
+    may ask for BEZIER); the error and flags curves keep theirs."""
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
@@ -205,7 +207,8 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> v
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     for channel in channel_values(rig, sol, modes, previous):
-        put(channel.bone, channel.prop, channel.values, channel.interpolation)
+        transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
+        put(channel.bone, channel.prop, channel.values, interpolation if transform else channel.interpolation)
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
     return verification.Keyed(times=frames, values=keyed)

@@ -1,8 +1,9 @@
 """Live preview: re-pose the chains whenever a target, the rig or a chain setting changes, without keys.
 
 Runs synchronously from ``depsgraph_update_post`` and ``frame_change_post`` (timers never run in background
-Blender). Each chain goes through the same :func:`chain_solve.solve_chain` as the bake, for one frame, with
-the world matrices read from the evaluated depsgraph of the current state (no frame stepping).
+Blender). Each chain is solved for one frame with the world matrices read from the evaluated depsgraph of the
+current state (no frame stepping), by :mod:`live_solve`: the bake's :func:`chain_solve.solve_chain` for one frame,
+in plain floats (a drag update must cost a fraction of a millisecond per chain).
 
 Why it cannot loop: writing the pose inside a handler re-evaluates the armature once without re-running
 handlers, and a module-level guard drops re-entrant calls. The next depsgraph update that mentions the
@@ -31,8 +32,8 @@ from bpy.app.handlers import persistent
 
 from ..solver.chain_common import ChainState
 from ..solver.spaces import shoulder_local_basis
-from . import chain_checks, linked_data, posing, sampling
-from .chain_solve import ChainSamples, ChainSolution, solve_chain
+from . import chain_checks, linked_data, live_solve, posing, sampling
+from .chain_solve import ChainSolution
 from .rig import ChainError, ChainRig, check_target, read_chain
 
 # Chain properties that are the last bake's report, not inputs of the solve.
@@ -53,6 +54,9 @@ class ChainPreview:
     state: Any = None  # solver continuity (bend / direction) for the next solve
     written: tuple[float, ...] | None = None  # pose channels as last written by the preview
     arm_world: np.ndarray = field(default_factory=lambda: np.eye(4))  # armature world matrix of the solve
+    solver: live_solve.FrameSolver | None = None  # the rig's rest geometry as floats, for the one-frame solve
+    checked: tuple[Any, ...] | None = None  # (armature, parent) matrices of the last passed parent-scale check
+    posed_with: str | None = None  # the limit strategy of the last pose write (which channels it owned)
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
 
     def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
@@ -82,7 +86,7 @@ _posed_armatures: set[str] = set()
 _busy = False
 _setting_names: tuple[str, ...] | None = None
 # Solves and pose writes done by the handlers, and the time spent in them; read by tests and the benchmark.
-stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0, "cpu_seconds": 0.0}
+stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0}
 
 
 def preview_of(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainPreview | None:
@@ -109,28 +113,6 @@ def _settings_fingerprint(chain: bpy.types.PropertyGroup) -> tuple[Any, ...]:
             value = tuple(value)
         values.append(value)
     return tuple(values)
-
-
-def _world(obj: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> np.ndarray:
-    return np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
-
-
-def _samples(rig: ChainRig, depsgraph: bpy.types.Depsgraph) -> ChainSamples:
-    arm_eval = rig.armature.evaluated_get(depsgraph)
-    arm = np.array(arm_eval.matrix_world, dtype=np.float64)
-    chain = rig.chain
-    parent = None
-    if rig.parent_name is not None:
-        parent = (arm @ np.array(arm_eval.pose.bones[rig.parent_name].matrix, dtype=np.float64))[None]
-    pole = _world(chain.pole, depsgraph)[None] if chain.pole is not None else None
-    # The upper bone's own location moves the shoulder, unless the chain owns (and writes) that channel (Move
-    # Root) or the bone is connected (Blender ignores its location).
-    location = None
-    if rig.location_bone is None and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
-        loc = np.array(arm_eval.pose.bones[rig.bone_names[0]].location, dtype=np.float64)
-        location = loc[None] if loc.any() else None
-    return ChainSamples(armature=arm[None], target=_world(chain.target, depsgraph)[None], parent=parent, pole=pole,
-                        upper_location=location)
 
 
 def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> bytes:
@@ -193,13 +175,17 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
     settings, the rest geometry and the pose are taken as they were at the last call.
     """
     key = (armature.name, chain.name)
-    entry = _cache.setdefault(key, ChainPreview())
+    entry = _cache.get(key)
+    if entry is None:  # not setdefault: it would build (and drop) a ChainPreview on every call
+        entry = _cache[key] = ChainPreview()
     try:
         rig = entry.rig
         if rig is not None and entry.inputs is not None and not armature_touched:
             settings, rest = entry.inputs[:2]
-            rig = dataclasses.replace(rig, armature=armature, chain=chain)
+            if rig.armature != armature or rig.chain != chain:  # other wrappers of the same data (cheap check)
+                rig = dataclasses.replace(rig, armature=armature, chain=chain)
         else:
+            _give_back(entry, chain)
             settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
             if rig is not None:
                 rig = dataclasses.replace(rig, armature=armature, chain=chain)
@@ -210,37 +196,58 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 check_target(armature, chain)
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
             chain_checks.check_chain_inputs(rig)
-        samples = _samples(rig, depsgraph)
-        chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
+        reads = live_solve.read_inputs(rig, depsgraph, scene.frame_current)
+        # The verdict depends on the armature's state (unchanged unless touched) and these two matrices only.
+        if reads.parent is not None and (armature_touched or entry.checked != (reads.armature, reads.parent)):
+            entry.checked = None
+            samples = reads.samples()
+            chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
+            entry.checked = (reads.armature, reads.parent)
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
         return
-    frame = float(scene.frame_current)
-    inputs = (settings, rest, frame, samples.armature.tobytes(), samples.target.tobytes(),
-              None if samples.parent is None else samples.parent.tobytes(),
-              None if samples.pole is None else samples.pole.tobytes(),
-              None if samples.upper_location is None else samples.upper_location.tobytes())
+    inputs = (settings, rest, reads)
     if inputs != entry.inputs or entry.solution is None:
-        fps = scene.render.fps / scene.render.fps_base
+        # read_chain makes new arrays and dataclasses.replace keeps them: a new rig is a new FrameSolver.
+        if entry.solver is None or not entry.solver.made_for(rig):
+            entry.solver = live_solve.FrameSolver(rig)
         try:
-            sol = solve_chain(rig, np.array([frame]), samples, fps=fps, previous=_continuing(entry.state, rig),
-                              smooth_root=False)
+            sol = entry.solver.solve(rig, reads, fps=scene.render.fps / scene.render.fps_base,
+                                     previous=_continuing(entry.state, rig))
         except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return
         stats["solves"] += 1
         entry.inputs, entry.rig, entry.solution, entry.message = inputs, rig, sol, None
         entry.state = getattr(sol, "state", None)
-        entry.arm_world, entry._frame = samples.armature[0], None
+        assert sol.armature_world is not None
+        entry.arm_world, entry._frame = sol.armature_world[0], None
         entry.written = None
     if pose and entry.solution is not None:
         # Keys (a frame change, an edited action) may have overwritten the pose: only then is it re-read.
         if entry.written is None or (armature_touched and not _same_pose(entry.written, _pose_snapshot(rig))):
-            posing.apply_frame(rig, entry.solution, 0)
-            entry.written = _pose_snapshot(rig)
+            entry.written = posing.apply_frame(rig, entry.solution, 0)
+            entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
         _posed_armatures.add(armature.name)
+
+
+def _give_back(entry: ChainPreview, chain: bpy.types.PropertyGroup) -> None:
+    """The strategy changed away from Stretch or Move Root: set the scale or location the preview wrote back to
+    rest (as a re-bake removes those keys), or the chain would refuse its own scale or read its own offset as the
+    user's. A value changed since by someone else is left alone."""
+    rig, written, was = entry.rig, entry.written, entry.posed_with
+    if rig is None or written is None or was == chain.limit_strategy or was not in ("STRETCH", "MOVE_ROOT"):
+        return
+    entry.posed_with = None
+    upper = rig.armature.pose.bones.get(rig.bone_names[0])
+    if upper is None:
+        return
+    if was == "STRETCH" and _same_pose(written[-3:], tuple(upper.scale)):
+        upper.scale = (1.0, 1.0, 1.0)
+    if was == "MOVE_ROOT" and _same_pose(written[-6:-3], tuple(upper.location)):
+        upper.location = (0.0, 0.0, 0.0)
 
 
 def _release(armature: bpy.types.Object) -> None:
@@ -309,14 +316,14 @@ def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame
     if _busy or depsgraph is None or not _is_user_scene(scene):
         return
     _busy = True
-    start, cpu = time.perf_counter(), time.thread_time()
+    # No thread_time() here: on virtual machines it is a system call of ~40 µs, a fifth of a chain's budget.
+    start = time.perf_counter()
     try:
         updated = None if frame_changed else {u.id.name for u in depsgraph.updates}
         refresh(scene, depsgraph, updated)
     finally:
         _busy = False
         stats["seconds"] += time.perf_counter() - start
-        stats["cpu_seconds"] += time.thread_time() - cpu
 
 
 @persistent

@@ -67,6 +67,9 @@ INPUT_POLE = "pole '{name}'"
 INPUT_ARMATURE = "armature '{name}'"
 INPUT_PARENT = "parent bone '{name}'"
 BAKE_SUMMARY = "{armature}/{chain}: {frames} frames, max error {max:.6g}, mean {mean:.6g}, limited on {limited}"
+# reduced_bake.py: editable bakes with fewer keys
+REDUCED_KEYS = ("{label}: kept {kept} of {full} frames' keys (within {tolerance:.3g} of the full bake's tip on every "
+                "frame, measured in playback: worst {worst:.3g})")
 SKIPPED_FRAMES = "; skipped non-finite target frames {frames}"
 MORE_FRAMES = " and {count} more"
 STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evaluation (constraints, drivers, NLA or "
@@ -134,6 +137,27 @@ SPACE_IN_CHAIN = ("Chain '{chain}': the declared {space} space ({path}) moves wi
 SPACE_SELF_PARENT = "Chain '{chain}': the target cannot be parented to itself"
 REPARENTED = "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)"
 
+# pinning.py: a target pinned where it stands (a planted foot)
+PIN_NO_TARGET = "Chain '{chain}' has no target to pin; set its Target first"
+PIN_CONSTRAINED = ("Target '{target}' has the acting constraint '{constraint}', so its keys alone do not say where it "
+                   "is; mute or remove the constraint before pinning")
+PIN_DELTAS = ("Target '{target}' has delta transforms, which the pin does not convert; set them back to zero (Object "
+              "Properties > Transform > Delta Transform) first")
+PIN_DRIVEN = "Target '{target}': {path} is driven, so keys cannot hold it; remove or mute the driver before pinning"
+PIN_NLA = "Target '{target}' plays NLA strips; pin it in its action alone (leave tweak mode, mute the NLA tracks)"
+PIN_CURVE_SHAPE = ("Target '{target}': the F-curve {path} has modifiers or extrapolates beyond its keys, which the pin "
+                   "cannot keep exact; remove the modifiers and set Extrapolation to Constant first")
+PIN_OVERLAP = "Chain '{chain}' is already pinned on frames {start}-{end} (with its blend frames); unpin that first"
+PINNED = ("Pinned '{target}' in world space on frames {start}-{end}, blending back over {blend} frame(s); "
+          "its keys changed on frames {first}-{last} only")
+UNPINNED = "Unpinned '{target}' on frames {start}-{end}: its keys are as they were before the pin"
+UNPIN_NONE = "Chain '{chain}' has no pinned range"
+UNPIN_ORDER = ("Chain '{chain}': the pin on frames {later_start}-{later_end} rewrote keys the pin on frames "
+               "{start}-{end} saved; unpin it first")
+POLL_NO_PIN = "Chain '{chain}' has no pinned range"
+UNPIN_REPARENTED = ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
+                    "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin")
+
 # key_target.py / bake_records.py: where a bake's keys go, and what Clear removes
 TIME_REMAPPED = ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
                  "{new}), so keys would not play on the frames they were solved for; set Old and New to the same "
@@ -178,6 +202,32 @@ MIRROR_BONES_MISSING = ("{label}: the opposite bone(s) {bones} are not in armatu
                         "Armature > Symmetrize) first")
 MIRROR_EXISTS = "{label}: the opposite chain already exists: {reason}"
 MIRRORED_CHAIN = "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'"
+# pipeline*.py / cli.py: baking files from the command line (``blender --command soft_ik_2d bake``)
+DRIVER_NEEDS_AUTORUN = ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' "
+                        "does not run while auto-run of the file's scripts is off (the default for files baked "
+                        "from the command line), so the chain would bake from a stale value; pass "
+                        "--enable-autoexec if you trust the file, or make it a simple expression")
+FILE_MISSING = "'{file}' does not exist or is not a file"
+FILE_UNREADABLE = "'{file}' could not be opened as a .blend file (corrupt or truncated?): {reason}"
+FILE_CRASHED = ("Blender ended without a report while baking '{file}' (exit status {status}; it crashed or was "
+                "killed); the other files were baked on their own")
+FILE_TIMED_OUT = "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone"
+FILE_INTERNAL_ERROR = ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please "
+                       "report it with the 'log' of this file's report entry")
+FILE_NOT_SAVED = "'{file}' was baked but could not be saved to '{path}': {reason}"
+NO_CHAINS_IN_FILE = "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked"
+ARMATURE_NOT_FOUND = ("'{file}': no armature named '{name}' with Soft IK chains in scene '{scene}' (found: {found}); "
+                      "check --armature")
+CHAIN_NOT_FOUND = "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain"
+NONE_FOUND = "none"
+PROGRESS_BAKED = ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
+                  "{error:.6g}{saved} ({seconds:.1f} s)")
+PROGRESS_NONE_BAKED = "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)"
+PROGRESS_SAVED = ", saved to {path}"
+PROGRESS_NOT_SAVED = ", not saved (no --save or --output-dir)"
+PROGRESS_FAILED = "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)"
+PIPELINE_DONE = "{files} file(s): {baked} chain(s) baked, {refused} refused, {failed} file(s) failed; report: {report}"
+BAD_FRAMES = "--frames must be START-END with whole numbers, END not before START (got '{value}')"
 
 MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items()
                                   if name.isupper() and isinstance(value, str))

@@ -91,6 +91,20 @@ class SoftIKWorstFrame(PropertyGroup):
     )
 
 
+class SoftIKPin(PropertyGroup):
+    """A range over which the chain's target is pinned in world space (``pose.soft_ik_pin_target``), with the
+    keys the pin replaced, so Unpin puts them back exactly (rigging/pinning.py)."""
+
+    frame_start: IntProperty(name="Pinned From", description="First frame the target holds still in world space")
+    frame_end: IntProperty(name="Pinned To", description="Last frame the target holds still in world space")
+    blend_frames: IntProperty(name="Blend Frames", description="Frames after the pin over which the target "
+                              "returns to its own motion", min=0)
+    target: PointerProperty(type=bpy.types.Object, name="Pinned Target", description="The object that was pinned")
+    span_start: IntProperty(options={"HIDDEN"})
+    span_end: IntProperty(options={"HIDDEN"})
+    saved_keys: StringProperty(options={"HIDDEN"})
+
+
 class SoftIKChain(PropertyGroup):
     # ``name`` (the label) is inherited from PropertyGroup.
     upper_bone: StringProperty(
@@ -266,6 +280,10 @@ class SoftIKChain(PropertyGroup):
     # What the last bake wrote ("data path<TAB>index" lines, see bake.recorded_channels). Declared, not a bare
     # custom property, because a library override keeps only declared, overridable properties past reopen.
     baked_channels: StringProperty(name="Baked Channels", options={"HIDDEN"})
+    # Pinned target ranges (rigging/pinning.py) and the keys a reduced bake kept (rigging/reduced_bake.py).
+    pins: CollectionProperty(type=SoftIKPin)
+    kept_keys: IntProperty(name="Kept Keys", description="Frames the last bake keyed (fewer than its frames "
+                           "when Key Reduction was on)", default=-1)
 
     @property
     def has_bake(self) -> bool:
@@ -296,7 +314,7 @@ class SoftIKSettings(PropertyGroup):
     )
 
 
-classes = (SoftIKWorstFrame, SoftIKChain, SoftIKSettings)
+classes = (SoftIKWorstFrame, SoftIKPin, SoftIKChain, SoftIKSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 #: The studio rig is linked from a library and overridden in the shot: without these flags Blender keeps no

@@ -418,6 +418,97 @@ ZH: dict[str, str] = {
         "链 '{chain}'：目标不能以自身为父级",
     "Re-parented '{target}' to {space} space, keeping its world motion on {count} frame(s)":
         "已将 '{target}' 重新设为 {space} 空间的子级，并在 {count} 帧上保持它在世界中的运动",
+    # Pin Target / Unpin Target, pinned ranges, kept keys (operators/pinning.py, properties.py, panels)
+    "Pin Target": "固定目标",
+    "Unpin Target": "取消固定目标",
+    "Unpin": "取消固定",
+    "Pin": "固定",
+    "Blend Frames": "过渡帧数",
+    "Pinned From": "固定起始帧",
+    "Pinned To": "固定结束帧",
+    "Pinned Target": "被固定的目标",
+    "The object that was pinned": "被固定的物体",
+    "Kept Keys": "保留的键",
+    "First frame the target holds still in world space": "目标在世界空间中保持不动的第一帧",
+    "Last frame the target holds still in world space": "目标在世界空间中保持不动的最后一帧",
+    "Frames after the pin over which the target returns to its own motion": "固定结束后目标回到自身运动所用的帧数",
+    "First pinned frame: the target keeps its world transform of this frame (default: the current frame)":
+        "固定的第一帧：目标保持这一帧的世界变换（默认：当前帧）",
+    "Last pinned frame (included; default: 12 frames on)": "固定的最后一帧（包含；默认：往后 12 帧）",
+    "Frames after the pin over which the target eases back to its own motion (0: it jumps back on the next frame)":
+        "固定结束后目标平滑回到自身运动所用的帧数（0：下一帧直接跳回）",
+    "Frames the last bake keyed (fewer than its frames when Key Reduction was on)":
+        "上次烘焙设置了键的帧数（开启“减少关键帧”时少于烘焙的帧数）",
+    "Hold the active chain's target still in world space over a frame range (a planted foot), then ease it back":
+        "在一段帧范围内让活动链的目标在世界空间中保持不动（脚踩地面），之后平滑回到原运动",
+    "Undo a pin of the active chain's target: its keys go back exactly to what they were":
+        "撤销活动链目标的一次固定：它的键精确恢复为原来的样子",
+    "Which pinned range (-1: the one at the current frame, else the last one)":
+        "哪一个固定范围（-1：当前帧所在的那个，否则最后一个）",
+    "Pinned {start}-{end} (+{blend} blend)": "已固定 {start}-{end}（+{blend} 过渡）",
+    # Bake > Key Reduction (operators/solve_bake.py, rigging/reduced_bake.py)
+    "Key Reduction": "减少关键帧",
+    "Reduction Tolerance": "减少容差",
+    "Target Keys": "目标的键",
+    "Fit": "拟合",
+    "A key on every frame where a channel moves": "通道变化的每一帧都设置键",
+    "Keys on the target's own key frames, plus the frames the tolerance needs":
+        "在目标自身的关键帧上设置键，并加上满足容差所需的帧",
+    "As few keys as keep the tip within the tolerance (linear keys on the tip path)":
+        "用尽可能少的键使末端保持在容差之内（沿末端路径的线性键）",
+    "Keep fewer keys (easier to edit), the tip within the tolerance of the full bake on every frame, measured in "
+    "playback":
+        "保留更少的键（便于编辑），每一帧回放测得的末端与完整烘焙的差距都在容差之内",
+    "How far the played-back tip of the reduced keys may stray from the full bake's, as a fraction of the "
+    "chain's length":
+        "减少后的键回放时末端与完整烘焙末端之间允许的最大距离，以链长的比例表示",
+    "Kept keys: {kept} of {frames} frames": "保留的键：{frames} 帧中的 {kept} 帧",
+    "Key Shape": "键的形状",
+    "Interpolation of the reduced keys": "减少后的键的插值方式",
+    "Linear": "线性",
+    "Straight lines between the kept keys": "保留的键之间用直线连接",
+    "Bezier": "贝塞尔",
+    "Smooth curves through the kept keys (automatic handles), easier to reshape by hand":
+        "穿过保留的键的平滑曲线（自动控制柄），更便于手动调整",
+    # pinning.py / reduced_bake.py
+    ("'{target}' was re-parented since it was pinned on frames {start}-{end}, so the keys the pin "
+     "saved would move it elsewhere; parent it back as it was to unpin, or keep the pin"):
+        "'{target}' 在第 {start}-{end} 帧被固定后又被重新设置了父级，固定所保存的键会把它移到别处；"
+        "请把父级恢复原样后再取消固定，或保留这次固定",
+    "Chain '{chain}' has no target to pin; set its Target first":
+        "链 '{chain}' 没有可固定的目标；请先设置它的目标",
+    ("Target '{target}' has the acting constraint '{constraint}', so its keys alone do not say where it "
+     "is; mute or remove the constraint before pinning"):
+        "目标 '{target}' 上有正在生效的约束 '{constraint}'，仅凭它的键无法确定其位置；固定前请静音或删除该约束",
+    ("Target '{target}' has delta transforms, which the pin does not convert; set them back to zero (Object "
+     "Properties > Transform > Delta Transform) first"):
+        "目标 '{target}' 有增量变换，固定不会转换它们；请先把它们归零（物体属性 > 变换 > 增量变换）",
+    "Target '{target}': {path} is driven, so keys cannot hold it; remove or mute the driver before pinning":
+        "目标 '{target}'：{path} 由驱动器控制，键无法使其固定；固定前请删除或静音该驱动器",
+    "Target '{target}' plays NLA strips; pin it in its action alone (leave tweak mode, mute the NLA tracks)":
+        "目标 '{target}' 在播放 NLA 片段；请只在它的动作中固定它（退出调整模式，静音 NLA 轨道）",
+    ("Target '{target}': the F-curve {path} has modifiers or extrapolates beyond its keys, which the pin "
+     "cannot keep exact; remove the modifiers and set Extrapolation to Constant first"):
+        "目标 '{target}'：F 曲线 {path} 带有修改器或在键之外外插，固定无法保持精确；"
+        "请先删除修改器并把外插设为常量",
+    "Chain '{chain}' is already pinned on frames {start}-{end} (with its blend frames); unpin that first":
+        "链 '{chain}' 已在第 {start}-{end} 帧（含过渡帧）被固定；请先取消那次固定",
+    ("Pinned '{target}' in world space on frames {start}-{end}, blending back over {blend} frame(s); "
+     "its keys changed on frames {first}-{last} only"):
+        "已在第 {start}-{end} 帧把 '{target}' 固定在世界空间中，并在 {blend} 帧内过渡回原运动；"
+        "只有第 {first}-{last} 帧的键被改动",
+    "Unpinned '{target}' on frames {start}-{end}: its keys are as they were before the pin":
+        "已取消 '{target}' 在第 {start}-{end} 帧的固定：它的键恢复为固定之前的样子",
+    "Chain '{chain}' has no pinned range":
+        "链 '{chain}' 没有固定的帧范围",
+    ("Chain '{chain}': the pin on frames {later_start}-{later_end} rewrote keys the pin on frames "
+     "{start}-{end} saved; unpin it first"):
+        "链 '{chain}'：第 {later_start}-{later_end} 帧的固定改写了第 {start}-{end} 帧的固定所保存的键；"
+        "请先取消前者",
+    ("{label}: kept {kept} of {full} frames' keys (within {tolerance:.3g} of the full bake's tip on every "
+     "frame, measured in playback: worst {worst:.3g})"):
+        "{label}：在 {full} 帧中保留了 {kept} 帧的键（每一帧回放测得的末端与完整烘焙相差都在 {tolerance:.3g} 以内："
+        "最大 {worst:.3g}）",
     # key_target.py / bake_records.py
     ("Scene '{scene}' remaps time (Output Properties > Frame Range > Time Stretching: Old {old}, New "
      "{new}), so keys would not play on the frames they were solved for; set Old and New to the same "
@@ -481,7 +572,6 @@ ZH: dict[str, str] = {
         "“{armature}”已烘焙到新动作“{take}”",
     "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'":
         "“{armature}”的镜次“{take}”已下推到 NLA 轨道“{track}”",
-    # operators/solve_bake.py: bake into a take
     # operators/mirror.py
     ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
      "bone to mirror to; name the bones by Blender's left/right convention"):
@@ -498,6 +588,7 @@ ZH: dict[str, str] = {
         "镜像 Soft IK 链",
     "Create the active chain's opposite (bones .L/.R, _L/_R, -L/-R, Left/Right), bend and target mirrored":
         "创建活动链的对侧链（骨骼 .L/.R、_L/_R、-L/-R、Left/Right），弯曲方向和目标均镜像",
+    # operators/solve_bake.py: bake into a take
     "To New Action":
         "烘焙到新动作",
     ("Bake into a new action (a copy of the current one, assigned to the armature), leaving the current "
@@ -511,6 +602,48 @@ ZH: dict[str, str] = {
         "下推到 NLA",
     "With To New Action: after the bake, push the new action down to a new NLA track (as Push Down does)":
         "配合“烘焙到新动作”：烘焙后把新动作下推到一条新的 NLA 轨道（与“下推”相同）",
+    # pipeline*.py / cli.py
+    ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' does not run while "
+     "auto-run of the file's scripts is off (the default for files baked from the command line), so the chain "
+     "would bake from a stale value; pass --enable-autoexec if you trust the file, or make it a simple expression"):
+        "{label}：'{owner}' 的驱动器 {path} 需要自动运行：自动运行文件脚本关闭时（命令行烘焙文件的默认设置），"
+        "它的 Python 表达式 '{expression}' 不会运行，链会用过时的值烘焙；如果信任该文件，请加上 --enable-autoexec，"
+        "或将其改为简单表达式",
+    "'{file}' does not exist or is not a file": "'{file}' 不存在或不是文件",
+    "'{file}' could not be opened as a .blend file (corrupt or truncated?): {reason}":
+        "无法将 '{file}' 作为 .blend 文件打开（文件损坏或被截断？）：{reason}",
+    ("Blender ended without a report while baking '{file}' (exit status {status}; it crashed or was killed); the "
+     "other files were baked on their own"):
+        "烘焙 '{file}' 时 Blender 未留下报告就结束了（退出状态 {status}；崩溃或被终止）；其他文件已各自烘焙",
+    "Baking '{file}' took longer than {seconds} s and was stopped; raise --timeout or bake it alone":
+        "烘焙 '{file}' 超过了 {seconds} 秒，已被停止；请增大 --timeout 或单独烘焙它",
+    ("Baking '{file}' stopped on an unexpected error ({reason}); the file was not saved. Please report it with "
+     "the 'log' of this file's report entry"):
+        "烘焙 '{file}' 时遇到意外错误（{reason}）而停止；文件未保存。请附上此文件报告条目中的 'log' 报告该问题",
+    "'{file}' was baked but could not be saved to '{path}': {reason}":
+        "'{file}' 已烘焙，但无法保存到 '{path}'：{reason}",
+    "'{file}': no armature in scene '{scene}' has Soft IK chains; nothing baked":
+        "'{file}'：场景 '{scene}' 中没有带 Soft IK 链的骨架；未烘焙任何内容",
+    ("'{file}': no armature named '{name}' with Soft IK chains in scene '{scene}' (found: {found}); check "
+     "--armature"):
+        "'{file}'：场景 '{scene}' 中没有名为 '{name}' 且带 Soft IK 链的骨架（找到：{found}）；请检查 --armature",
+    "'{file}': no Soft IK chain named '{name}' on the selected armatures (found: {found}); check --chain":
+        "'{file}'：所选骨架上没有名为 '{name}' 的 Soft IK 链（找到：{found}）；请检查 --chain",
+    "none": "无",
+    ("[{index}/{count}] {file}: {baked} chain(s) baked, {refused} refused{names}, largest error "
+     "{error:.6g}{saved} ({seconds:.1f} s)"):
+        "[{index}/{count}] {file}：已烘焙 {baked} 条链，拒绝 {refused} 条{names}，最大误差 {error:.6g}{saved}"
+        "（{seconds:.1f} 秒）",
+    "[{index}/{count}] {file}: no chain baked, {refused} refused{names}; not saved ({seconds:.1f} s)":
+        "[{index}/{count}] {file}：没有链被烘焙，拒绝 {refused} 条{names}；未保存（{seconds:.1f} 秒）",
+    ", saved to {path}": "，已保存到 {path}",
+    ", not saved (no --save or --output-dir)": "，未保存（没有 --save 或 --output-dir）",
+    "[{index}/{count}] {file}: FAILED: {reason} ({seconds:.1f} s)":
+        "[{index}/{count}] {file}：失败：{reason}（{seconds:.1f} 秒）",
+    "{files} file(s): {baked} chain(s) baked, {refused} refused, {failed} file(s) failed; report: {report}":
+        "{files} 个文件：已烘焙 {baked} 条链，拒绝 {refused} 条，{failed} 个文件失败；报告：{report}",
+    "--frames must be START-END with whole numbers, END not before START (got '{value}')":
+        "--frames 必须是整数 START-END，且 END 不早于 START（收到 '{value}'）",
 }
 
 

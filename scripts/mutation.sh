@@ -9,7 +9,8 @@
 #   MUTATION_CHILDREN  parallel mutant runs (default 2)
 #   MUTATION_DIR       work directory (default ${TMPDIR:-/tmp}/soft_ik_2d_mutation); kept, so the next run resumes
 #                      and re-tests only the functions whose code changed
-# Prints the score (killed / tested) and the survivors; `cd $MUTATION_DIR && $venv/bin/mutmut show NAME` shows one.
+# Prints the score (killed / tested) and the survivors; `cd $MUTATION_DIR && $venv/bin/python -m mutmut show NAME`
+# shows one.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 py="${PYTHON:-python3.11}"
@@ -68,16 +69,19 @@ if [ "$(cat "$work/.selection" 2>/dev/null)" != "$selection" ]; then
 fi
 
 cd "$work" || exit 1
+# Through the venv's python rather than its bin/mutmut: entry-point scripts keep the absolute path of the
+# directory the venv was made in, so a venv made in another checkout (and linked here) breaks them.
+mutmut=("$venv/bin/python" -m mutmut)
 export HYPOTHESIS_STORAGE_DIRECTORY="$work/.hypothesis" PYTHONDONTWRITEBYTECODE=1
 echo "mutmut on solver/${*:+ ($*)} in $work, budget ${budget}s, $children children" >&2
 start=$(date +%s)
 # SIGINT first: mutmut records each verdict as it comes, so a stopped run keeps what it tested.
-timeout --signal=INT --kill-after=60 "$budget" "$venv/bin/mutmut" run --max-children "$children" \
+timeout --signal=INT --kill-after=60 "$budget" "${mutmut[@]}" run --max-children "$children" \
   > "$work/run.log" 2>&1
 rc=$?
 echo "mutmut stopped after $(( $(date +%s) - start ))s (exit $rc; 124 = budget reached); log: $work/run.log" >&2
 
-"$venv/bin/mutmut" results --all true > "$work/results.txt" 2>/dev/null
+"${mutmut[@]}" results --all true > "$work/results.txt" 2>/dev/null
 [ -s "$work/results.txt" ] || { echo "no mutmut results (see $work/run.log)" >&2; tail -n 20 "$work/run.log" >&2; exit 1; }
 # One line per mutant: "solver.<module>.x_<function>__mutmut_<n>: <status>". Timeouts and crashes count as
 # killed (the planted bug made the tests hang or crash); "not checked" means the budget ran out first.
@@ -95,5 +99,5 @@ awk -F': ' '
       total["notchecked"]
   }' "$work/results.txt"
 echo
-echo "survivors (show one: cd $work && $venv/bin/mutmut show NAME):"
+echo "survivors (show one: cd $work && ${mutmut[*]} show NAME):"
 grep -E ': (survived|no tests|suspicious)$' "$work/results.txt" | sed 's/^ *//'

@@ -3,7 +3,8 @@
 #   ruff, mypy --strict on solver/, mypy on the Blender layer (against fake-bpy-module),
 #   the solver tests on numpy 2 (dev) and numpy 1.26 (the bpy-4.2 env),
 #   the Blender tests (real Blender as a module) on 4.2, 4.5, 5.0, 5.2 and 5.3,
-#   the GUI tests in Blender's real window (Debian trixie's Blender 4.3, and sid's when it installs).
+#   the GUI tests in Blender's real window (Debian trixie's Blender 4.3, and sid's when it installs),
+#   the Flamenco job compiler under node, and the command line with the same chroots' blender (background).
 # Every stage runs even after a failure; a summary follows, and the last line is
 #   all: N passed, M failed
 # (test counts from pytest; a lint/type/setup stage counts as one check). Exit status 1 if any stage failed.
@@ -89,6 +90,12 @@ done
 # trixie (Blender 4.3) is required; sid runs when its archive has an installable blender, else reports skipped.
 run_stage gui-trixie pytest bash scripts/gui_tests.sh trixie
 run_stage gui-sid pytest bash scripts/gui_tests.sh sid
+
+# The command line (`blender --command soft_ik_2d bake`) with the same chroots' real blender in background mode,
+# and the Flamenco job compiler under node (scripts/cli_tests.sh, tests/pipeline).
+run_stage pipeline-node pytest "$dev/python" -m pytest tests/pipeline -q -p no:cacheprovider
+run_stage cli-trixie pytest bash scripts/cli_tests.sh trixie
+run_stage cli-sid pytest bash scripts/cli_tests.sh sid
 
 echo
 echo "===== summary"

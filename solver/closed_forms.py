@@ -8,7 +8,8 @@ needs beyond Python's operators is in :class:`Ops`; a "where" on floats evaluate
 formula guards its divisions for both.
 
 The vectorized block kernel (:func:`solver.two_bone.kernel.solve_block`) keeps its own in-place copy of the
-half-angle solve and FK (``out=`` buffers, FK without trigonometry: its speed); the tests hold it to these.
+half-angle solve and FK (``out=`` buffers, FK without trigonometry: its speed);
+``tests/solver/test_single_frame_path.py`` holds it to the single-frame path, hence to these forms.
 """
 
 from __future__ import annotations

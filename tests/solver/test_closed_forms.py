@@ -91,3 +91,73 @@ def test_forward_kinematics_with_and_without_a_root() -> None:
     np.testing.assert_allclose(np.hypot(ex - 0.25, ey + 0.5), 1.0)
     np.testing.assert_allclose(np.hypot(tx - ex, ty - ey), 0.8)
     np.testing.assert_allclose(np.arctan2(ty - ey, tx - ex), np.arctan2(np.sin(s + e), np.cos(s + e)))
+
+
+# --- each form against an independent oracle (the float/array tests above cannot see a slip both share) --------
+
+
+@pytest.mark.parametrize(("outer", "inner"), [(0.09, 0.0), (0.0, 0.05), (0.09, 0.05), (0.5, 0.4), (0.95, 0.9)])
+def test_soft_slope_is_the_derivative_of_the_soft_distances(outer: float, inner: float) -> None:
+    a, b = 1.0, 0.8  # L = 1.8, r = 0.2
+
+    def soft(x: np.ndarray) -> np.ndarray:
+        y = cf.soft_outer(x, 1.8, outer, cf.ARRAYS) if outer > 0.0 else x
+        return cf.soft_inner(y, 0.2, inner, cf.ARRAYS) if inner > 0.0 else y
+
+    # Both knees and both sides of them, away from the kinks themselves (one-sided there); the last widths
+    # overlap (outer knee below the inner one), where the inner slope is taken at the outer-softened distance.
+    raw = np.concatenate([np.linspace(0.01, 2.6, 400), [0.21, 0.24, 0.26, 1.65, 1.75, 1.85]])
+    raw = raw[np.min(np.abs(raw[:, None] - np.array([0.2 + inner, 1.8 - outer])[None, :]), axis=1) > 1e-4]
+    h = 1e-7
+    numeric = (soft(raw + h) - soft(raw - h)) / (2 * h)
+    np.testing.assert_allclose(cf.soft_slope(raw, a, b, outer, inner, cf.ARRAYS), numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_soft_chain_factor_keeps_the_frame_axis_without_soft_ik() -> None:
+    from solver.sensitivity import soft_chain_factor
+
+    got = soft_chain_factor(np.array([0.5, 1.0, 1.5]), 1.0, 0.8, 0.0, 0.0)
+    assert got.shape == (3,) and np.all(got == 1.0)
+
+
+def test_stretch_factor_makes_the_scaled_chain_span_the_distance() -> None:
+    a, b = 1.0, 0.8
+    elbow = RNG.uniform(-math.pi, math.pi, 200)
+    span = np.sqrt(a * a + b * b + 2 * a * b * np.cos(elbow))  # law of cosines, the chain's own reach
+    d = span * RNG.uniform(0.5, 2.0, 200)
+    k = cf.stretch_factor(d, elbow, a, b, 0.01, 100.0, cf.ARRAYS)
+    np.testing.assert_allclose(k * span, d, rtol=1e-12)
+    # Clipped to the range; a chain folded onto itself (a = b, elbow = pi) spans nothing: the largest factor.
+    np.testing.assert_array_equal(cf.stretch_factor(d, elbow, a, b, 0.9, 1.1, cf.ARRAYS), np.clip(k, 0.9, 1.1))
+    assert cf.stretch_factor(0.7, math.pi, 1.0, 1.0, 0.9, 1.1, cf.FLOATS) == 1.1
+    assert cf.stretch_factor(0.3, math.pi, 1.0, 1.0, 0.5, 2.0, cf.FLOATS) == 2.0
+
+
+def _shoulder_roots(sx: float, sy: float, s: float, a: float, b: float) -> list[float]:
+    """Every scale k > 0 with |T/k - a u| = b (u at angle s), from numpy's polynomial roots in w = 1/k."""
+    d2 = sx * sx + sy * sy
+    p = sx * math.cos(s) + sy * math.sin(s)
+    roots = np.roots([d2, -2.0 * a * p, a * a - b * b])
+    return [1.0 / float(w.real) for w in roots if abs(w.imag) < 1e-12 and w.real > 0.0]
+
+
+def test_shoulder_stretch_is_the_root_nearest_to_one_or_one() -> None:
+    seen = {"two roots": 0, "one root": 0, "none": 0}
+    for i in range(600):
+        a, b = (1.0, 0.8) if i % 2 else (0.8, 1.0)  # a < b: the roots' product is negative, one is positive
+        t = RNG.uniform(-math.pi, math.pi)
+        d = RNG.uniform(0.05, 2.5)
+        sx, sy, s = d * math.cos(t), d * math.sin(t), RNG.uniform(-math.pi, math.pi)
+        k = cf.shoulder_stretch(sx, sy, d, s, a, b, 0.01, 100.0, cf.FLOATS)
+        roots = _shoulder_roots(sx, sy, s, a, b)
+        seen["none" if not roots else "one root" if len(roots) == 1 else "two roots"] += 1
+        if not roots:
+            assert k == 1.0
+            continue
+        best = min(roots, key=lambda r: abs(r - 1.0))
+        assert k == pytest.approx(best, rel=1e-9), (sx, sy, s, roots)
+        # The scaled chain really reaches: the tip of k (a u + b v) for some v is the target.
+        ux, uy = math.cos(s), math.sin(s)
+        assert math.hypot(sx / k - a * ux, sy / k - a * uy) == pytest.approx(b, rel=1e-9)
+        assert cf.shoulder_stretch(sx, sy, d, s, a, b, 0.9, 1.1, cf.FLOATS) == min(max(k, 0.9), 1.1)
+    assert min(seen.values()) > 10, seen  # every case was met

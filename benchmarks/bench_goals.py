@@ -1,0 +1,386 @@
+"""Issue 17's goal table: each ratio or budget measured in one run, printed with its goal and PASS/MISS.
+
+Run: ``.venvs/bpy-5.0/bin/python benchmarks/bench_goals.py`` (``--quick``: fewer frames and repeats, for a smoke
+run; its figures are not the goals'). The extension is built and installed first and used as a user gets it.
+
+Rows (the same machine, the same run):
+- ``crowd bake``: 16 characters x 2 chains x 2,000 frames, F-curve targets. Blender's IK constraint baked by one
+  ``nla.bake`` over every armature (multi-object pose mode, bones selected) against one ``pose.soft_ik_bake``
+  over every selected armature. Goal >= 40x (wall time; process CPU time printed beside it).
+- ``crowd floor``: our bake's time per chain-frame against the bare "sample + write keys" floor: every target
+  F-curve sampled the cheapest way Blender offers (a copy, ``convert_to_samples``, ``foreach_get``) plus a bulk
+  write (``keyframe_points.add`` + ``foreach_set`` + ``update``) of exactly as many curves and keys as our bake
+  wrote, on a fresh object. Goal <= 2x.
+- ``pole bake``: one armature, a pole Empty, 10,000 frames (``_rigs.build_scene`` with the pole added): goal
+  >= 40x ``nla.bake``.
+- ``driven bake``: ``bench_bake.run_case("driven")`` (the target turned by a driver: only Blender evaluates it),
+  10,000 frames: goal >= 10x.
+- ``live preview``: ``bench_live_preview.measure_drag``: per chain per drag update (4 chains) <= 200 µs, and one
+  update with 16 chains on one armature <= 3 ms (wall, best of 5 batches; process CPU printed beside it).
+- ``memory``: 8 chains (4 characters x 2) x 100,000 frames in a fresh subprocess. Blender's own storage for the
+  keys the bake writes = keys x sizeof(BezTriple), 72 bytes (DNA_curve_types.h: ``float vec[3][3]``, tilt,
+  weight, radius, eight ``char`` fields, back, amplitude, period, ``f5`` + 3 pad). Compared with it: the
+  bake's peak of Python + numpy allocations (tracemalloc, a second subprocess), the goal's criterion (<= 2x);
+  also printed, the RSS high-water growth during the bake (which also holds the keys themselves, Blender's
+  evaluated copy of the action and its allocator slack) and that of Blender writing the same curves and keys
+  in bulk without the add-on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # dev tools beside the add-on (harness, the other benchmarks), not part of it
+from tests.blender import harness  # noqa: E402
+
+sys.modules.setdefault("harness", harness)  # bench_live_preview looks for it there: one install per process
+harness.install_extension()
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+from benchmarks import _rigs as rigs  # noqa: E402
+from benchmarks import bench_bake, bench_live_preview  # noqa: E402
+
+BEZTRIPLE_BYTES = 72
+TOLERANCE = 1e-4  # tip to target, chain length 2 (the keys are float32)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def timed(fn: Any) -> tuple[float, float]:
+    """(wall, process CPU) seconds of ``fn()``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+# --- scenes ---------------------------------------------------------------------------------------------------
+
+
+def build_crowd(characters: int, frames: int, *, ik_constraint: bool) -> list[tuple[Any, str, Any]]:
+    """``characters`` armatures side by side, each with two pre-bent arms in the XZ plane reaching for their own
+    keyed Empty; returns (armature, lower bone, target) per arm. With ``ik_constraint`` the arms carry Blender's IK
+    (the baseline's rig), otherwise Soft IK chains (softness 0)."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    key_frames = np.arange(1, frames + rigs.KEY_STEP + 1, rigs.KEY_STEP, dtype=np.float64)
+    arms = []
+    for c in range(characters):
+        arm = bpy.data.objects.new(f"char{c}", bpy.data.armatures.new(f"char{c}"))
+        scene.collection.objects.link(arm)
+        arm.location = (5.0 * c, 0.0, 0.0)
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        for side, z in (("L", 0.0), ("R", 3.0)):
+            upper = arm.data.edit_bones.new(f"upper.{side}")
+            upper.head, upper.tail = (0.0, 0.0, z), (rigs.UPPER_TAIL[0], 0.0, z + rigs.UPPER_TAIL[2])
+            lower = arm.data.edit_bones.new(f"lower.{side}")
+            lower.head, lower.tail = upper.tail, (rigs.LOWER_TAIL[0], 0.0, z)
+            lower.parent, lower.use_connect = upper, True
+        bpy.ops.object.mode_set(mode="OBJECT")
+        for k, (side, z) in enumerate((("L", 0.0), ("R", 3.0))):
+            target = bpy.data.objects.new(f"target{c}.{side}", None)
+            scene.collection.objects.link(target)
+            radius, angle = rigs.target_polar(key_frames + 37.0 * (2 * c + k))
+            rigs.key_channel(target, "location", 0, key_frames, 5.0 * c + radius * np.cos(angle))
+            rigs.key_channel(target, "location", 2, key_frames, z + radius * np.sin(angle))
+            if ik_constraint:
+                ik = arm.pose.bones[f"lower.{side}"].constraints.new("IK")
+                ik.target, ik.chain_count = target, 2
+            else:
+                chain = arm.soft_ik_2d.chains.add()
+                chain.name, chain.upper_bone, chain.lower_bone = f"arm.{side}", f"upper.{side}", f"lower.{side}"
+                chain.target, chain.softness = target, 0.0
+            arms.append((arm, f"lower.{side}", target))
+    scene.frame_set(1)
+    return arms
+
+
+def pose_mode_all(armatures: list[Any]) -> None:
+    """Every armature selected and in pose mode (multi-object), every bone selected."""
+    if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj in armatures)
+    bpy.context.view_layer.objects.active = armatures[0]
+    bpy.ops.object.mode_set(mode="POSE")
+    for arm in armatures:
+        for bone in arm.pose.bones:
+            rigs._select_bone(arm, bone.name)
+
+
+def tip_error(arms: list[tuple[Any, str, Any]], frames: list[int]) -> float:
+    scene, worst = bpy.context.scene, 0.0
+    for f in frames:
+        scene.frame_set(f)
+        for arm, lower, target in arms:
+            tip = arm.matrix_world @ arm.pose.bones[lower].tail
+            worst = max(worst, (tip - target.matrix_world.translation).length)
+    return worst
+
+
+def baked_key_counts(armatures: list[Any]) -> list[int]:
+    anim_keys = harness.package("rigging.anim_keys")
+    return [len(fc.keyframe_points) for arm in armatures for fc in anim_keys.iter_fcurves(arm)]
+
+
+# --- the floor: sample + write keys, bare Blender -------------------------------------------------------------
+
+
+def sample_floor(targets: list[Any], frames: int) -> None:
+    """Every target F-curve sampled over [1, frames] the cheapest way (copy, convert_to_samples, foreach_get)."""
+    for target in targets:
+        action = target.animation_data.action.copy()  # convert_to_samples replaces the keys: work on a copy
+        try:
+            for fc in list(_action_fcurves(action, target)):
+                fc.convert_to_samples(1, frames + 1)
+                co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
+                fc.sampled_points.foreach_get("co", co)
+        finally:
+            bpy.data.actions.remove(action)
+
+
+def _action_fcurves(action: Any, obj: Any) -> Any:
+    if "layers" not in bpy.types.Action.bl_rna.properties or getattr(action, "is_action_legacy", False):
+        return action.fcurves
+    return action.layers[0].strips[0].channelbag(obj.animation_data.action_slot).fcurves
+
+
+def write_floor(counts: list[int], frames: int) -> None:
+    """Bulk write of ``len(counts)`` fresh curves with those numbers of keys (add + foreach_set + update)."""
+    anim_keys = harness.package("rigging.anim_keys")
+    obj = bpy.data.objects.new("floor", None)
+    bpy.context.scene.collection.objects.link(obj)
+    co = np.zeros((frames, 2), dtype=np.float32)
+    co[:, 0] = np.arange(1, frames + 1)
+    co[:, 1] = np.sin(co[:, 0] / 50.0)
+    for i, n in enumerate(counts):
+        fcurve = anim_keys.ensure_fcurve(obj, f'["c{i}"]', 0)
+        fcurve.keyframe_points.add(n)
+        fcurve.keyframe_points.foreach_set("co", co[:n].ravel())
+        fcurve.update()
+    bpy.data.objects.remove(obj)
+
+
+# --- rows -----------------------------------------------------------------------------------------------------
+
+
+def crowd(args: argparse.Namespace) -> list[dict[str, Any]]:
+    chars, frames = args.characters, args.crowd_frames
+    arms = build_crowd(chars, frames, ik_constraint=True)
+    armatures = list(dict.fromkeys(a for a, _l, _t in arms))
+    pose_mode_all(armatures)
+    base = timed(lambda: bpy.ops.nla.bake(frame_start=1, frame_end=frames, only_selected=True, visual_keying=True,
+                                          clear_constraints=True, bake_types={"POSE"}))
+    base_err = tip_error(arms, [frames // 2])
+
+    ours = (math.inf, math.inf)
+    for _ in range(args.repeats):  # a fresh file each time: every run is a first bake
+        arms = build_crowd(chars, frames, ik_constraint=False)
+        armatures = list(dict.fromkeys(a for a, _l, _t in arms))
+        targets = [t for _a, _l, t in arms]
+        pose_mode_all(armatures)
+        result: list[set[str]] = []
+        t = timed(lambda out=result: out.append(bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=frames)))
+        if result != [{"FINISHED"}]:
+            raise RuntimeError(f"soft_ik_bake returned {result}")
+        ours = (min(ours[0], t[0]), min(ours[1], t[1]))
+    err = tip_error(arms, [2, frames // 2, frames])
+    counts = baked_key_counts(armatures)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    floor = (math.inf, math.inf)
+    for _ in range(args.repeats):
+        s, w = timed(lambda: sample_floor(targets, frames)), timed(lambda: write_floor(counts, frames))
+        floor = (min(floor[0], s[0] + w[0]), min(floor[1], s[1] + w[1]))
+    n = len(arms) * frames
+    ratio = base[0] / ours[0]
+    return [
+        {"row": f"crowd bake {chars}x2 chains x {frames} fr", "value": ratio, "unit": "x nla.bake", "goal": ">= 40",
+         "pass": ratio >= 40 and err < TOLERANCE,
+         "detail": f"nla.bake {base[0]:.3f} s (CPU {base[1]:.3f}), ours {ours[0]:.4f} s (CPU {ours[1]:.4f}, "
+                   f"x{base[1] / ours[1]:.1f}); {ours[0] / n * 1e6:.2f} µs per chain-frame; tip err {err:.1e} "
+                   f"(Blender's {base_err:.1e})"},
+        {"row": "crowd floor (sample + write keys)", "value": ours[0] / floor[0], "unit": "x floor", "goal": "<= 2",
+         "pass": ours[0] / floor[0] <= 2.0,
+         "detail": f"floor {floor[0] * 1e3:.1f} ms = {floor[0] / n * 1e6:.2f} µs per chain-frame (CPU x"
+                   f"{ours[1] / floor[1]:.2f}); {len(counts)} curves, {sum(counts)} keys"},
+    ]
+
+
+def pole(args: argparse.Namespace) -> dict[str, Any]:
+    frames = args.frames
+
+    def scene(ik: bool) -> Any:
+        s = rigs.build_scene(frames, drive="FCURVES", mesh=False, ik_constraint=ik)
+        p = bpy.data.objects.new("pole", None)
+        bpy.context.scene.collection.objects.link(p)
+        p.location = (1.0, 0.0, -2.0)  # below the arm, on the side of its rest bend
+        if ik:
+            s.armature.pose.bones["lower"].constraints["IK"].pole_target = p
+        return s, p
+
+    s, _p = scene(True)
+    base = rigs.bake_baseline(s, frames)
+    s, p = scene(False)
+    chain = rigs.add_soft_ik_chain(s)
+    chain.pole = p
+    times = []
+    for _ in range(args.repeats):
+        bench_bake.reset_bake(s)
+        times.append(bench_bake.bake_ours(rigs, s, frames))
+    ours = (min(t[0] for t in times), min(t[1] for t in times))
+    err = float(rigs.tip_errors(s, bench_bake.check_frames(frames)).max())
+    ratio = base[0] / ours[0]
+    return {"row": f"pole bake 1 chain x {frames} fr", "value": ratio, "unit": "x nla.bake", "goal": ">= 40",
+            "pass": ratio >= 40 and err < TOLERANCE,
+            "detail": f"nla.bake {base[0]:.3f} s, ours {ours[0]:.4f} s (CPU x{base[1] / ours[1]:.1f}); "
+                      f"tip err {err:.1e}"}
+
+
+def driven(args: argparse.Namespace) -> dict[str, Any]:
+    ns = SimpleNamespace(frames=args.frames, repeats=args.repeats, baseline_repeats=args.repeats,
+                         skip_mesh_baseline=True, mesh_baseline_frames=1000, no_breakdown=True, profile=False)
+    r = bench_bake.run_case(rigs, "driven", ns)
+    return {"row": f"driven bake 1 chain x {args.frames} fr", "value": r["ratio"], "unit": "x nla.bake",
+            "goal": ">= 10", "pass": bool(r["pass"]) and r["ratio"] >= 10,
+            "detail": f"nla.bake {r['baseline_s']:.3f} s, ours {r['ours_s']:.4f} s (CPU x{r['cpu_ratio']:.1f}); "
+                      f"tip err {r['tip_err']:.1e}; sampling path {r['path']}"}
+
+
+def live(args: argparse.Namespace) -> list[dict[str, Any]]:
+    lp = bench_live_preview
+    m4 = lp.measure_drag(4, args.updates)
+    m16 = lp.measure_drag(lp.CROWD_CHAINS, args.updates)
+    return [
+        {"row": "live preview, per chain (4 chains)", "value": m4["per_chain_wall"], "unit": "µs/update",
+         "goal": f"<= {lp.BUDGET_US:.0f}", "pass": m4["per_chain_wall"] <= lp.BUDGET_US,
+         "detail": f"CPU {m4['per_chain_cpu']:.1f} µs per chain ({verdict(m4['per_chain_cpu'] <= lp.BUDGET_US)}); "
+                   f"handler {m4['inside_per_chain']:.1f} µs per chain; update off {m4['off_wall']:.1f} µs"},
+        {"row": f"live preview, {lp.CROWD_CHAINS} chains on one armature", "value": m16["on_wall"],
+         "unit": "µs/update", "goal": f"<= {lp.CROWD_BUDGET_US:.0f}", "pass": m16["on_wall"] <= lp.CROWD_BUDGET_US,
+         "detail": f"CPU {m16['on_cpu']:.1f} µs per update ({verdict(m16['on_cpu'] <= lp.CROWD_BUDGET_US)}); "
+                   f"{m16['per_chain_wall']:.1f} µs per chain"},
+    ]
+
+
+# --- memory (subprocesses) ------------------------------------------------------------------------------------
+
+
+def memory_child(mode: str, frames: int, characters: int) -> dict[str, Any]:
+    import tracemalloc
+
+    if mode == "keys":  # Blender alone: the same curves and keys, written in bulk, + a depsgraph update
+        counts = json.loads(os.environ["SOFT_IK_KEY_COUNTS"])
+        bpy.ops.wm.read_homefile(use_empty=True)
+        obj = bpy.data.objects.new("keys", None)
+        bpy.context.scene.collection.objects.link(obj)
+        anim_keys = harness.package("rigging.anim_keys")
+
+        def write() -> None:
+            co = np.zeros((frames, 2), dtype=np.float32)
+            co[:, 0] = np.arange(1, frames + 1)
+            for i, n in enumerate(counts):
+                fc = anim_keys.ensure_fcurve(obj, f'["c{i}"]', 0)
+                fc.keyframe_points.add(n)
+                fc.keyframe_points.foreach_set("co", co[:n].ravel())
+                fc.update()
+            bpy.context.view_layer.update()
+
+        gc.collect()
+        return bench_bake._measure(write)
+    arms = build_crowd(characters, frames, ik_constraint=False)
+    armatures = list(dict.fromkeys(a for a, _l, _t in arms))
+    pose_mode_all(armatures)
+    gc.collect()
+
+    def bake() -> None:
+        if bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=frames) != {"FINISHED"}:
+            raise RuntimeError("soft_ik_bake failed")
+
+    if mode == "trace":
+        tracemalloc.start()
+        bake()
+        out: dict[str, Any] = {"tracemalloc_peak_mb": tracemalloc.get_traced_memory()[1] / 2**20}
+        tracemalloc.stop()
+    else:
+        out = bench_bake._measure(bake)
+    counts = baked_key_counts(armatures)
+    out.update(keys=sum(counts), counts=counts, tip_err=tip_error(arms, [2, frames // 2, frames]))
+    return out
+
+
+def run_child(mode: str, args: argparse.Namespace, env: dict[str, str] | None = None) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-child", mode,
+           "--memory-frames", str(args.memory_frames)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, **(env or {})})
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("MEMORY ")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"memory child {mode} failed (rc {proc.returncode}):\n{proc.stdout[-2000:]}\n"
+                           f"{proc.stderr[-2000:]}")
+    return json.loads(lines[-1][len("MEMORY "):])
+
+
+def memory(args: argparse.Namespace) -> dict[str, Any]:
+    rss = run_child("rss", args)
+    trace = run_child("trace", args)
+    ref = run_child("keys", args, {"SOFT_IK_KEY_COUNTS": json.dumps(rss["counts"])})
+    storage_mb = rss["keys"] * BEZTRIPLE_BYTES / 2**20
+    ratio = trace["tracemalloc_peak_mb"] / storage_mb
+    return {"row": f"memory 8 chains x {args.memory_frames} fr", "value": ratio, "unit": "x key storage",
+            "goal": "<= 2", "pass": ratio <= 2.0 and rss["tip_err"] < TOLERANCE,
+            "detail": f"{rss['keys']} keys x {BEZTRIPLE_BYTES} B = {storage_mb:.1f} MB; Python+numpy peak "
+                      f"{trace['tracemalloc_peak_mb']:.1f} MB; RSS peak growth {rss['peak_growth_mb']:.1f} MB "
+                      f"(x{rss['peak_growth_mb'] / storage_mb:.2f}; Blender writing the same keys alone: "
+                      f"{ref['peak_growth_mb']:.1f} MB, x{ref['peak_growth_mb'] / storage_mb:.2f}); bake "
+                      f"{rss['seconds']:.2f} s; tip err {rss['tip_err']:.1e}"}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not the goals' figures")
+    p.add_argument("--only", default="crowd,pole,driven,live,memory")
+    p.add_argument("--memory-child", choices=["rss", "trace", "keys"], help=argparse.SUPPRESS)
+    p.add_argument("--memory-frames", type=int, default=100_000)
+    args = p.parse_args()
+    args.characters, args.crowd_frames, args.frames, args.repeats, args.updates = 16, 2000, 10_000, 3, 300
+    if args.quick:
+        args.characters, args.crowd_frames, args.frames, args.repeats, args.updates = 4, 200, 1000, 1, 50
+        args.memory_frames = min(args.memory_frames, 5000)
+    if args.memory_child:
+        print("MEMORY " + json.dumps(memory_child(args.memory_child, args.memory_frames, 4)))
+        return 0
+    print(f"Blender {bpy.app.version_string}, issue 17 goals{' (QUICK: not the goal sizes)' if args.quick else ''}")
+    rows: list[dict[str, Any]] = []
+    steps = {"crowd": crowd, "pole": pole, "driven": driven, "live": live, "memory": memory}
+    for name in args.only.split(","):
+        got = steps[name](args)
+        rows.extend(got if isinstance(got, list) else [got])
+        for r in rows[-(len(got) if isinstance(got, list) else 1):]:
+            print(f"  {r['row']}: {r['value']:.2f} {r['unit']} ({r['goal']}) {verdict(r['pass'])}", flush=True)
+    print(f"\n{'goal (issue 17)':<44}{'measured':>12}  {'unit':<14}{'goal':>8}  result  detail")
+    for r in rows:
+        print(f"{r['row']:<44}{r['value']:>12.2f}  {r['unit']:<14}{r['goal']:>8}  {verdict(r['pass']):<6}  "
+              f"{r['detail']}")
+    return 0 if all(r["pass"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    rc = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
