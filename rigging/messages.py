@@ -183,6 +183,25 @@ CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is als
                 "would change; give '{armature}' its own copy of the action and Clear")
 CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
 
+# takes.py: a bake into a new action
+TAKE_NAME_SEVERAL = ("Action Name '{action}' names one action, but {count} armatures are baked; leave it empty (each "
+                     "armature gets its own take) or bake one armature at a time")
+TAKE_NAME_TAKEN = ("An action named '{action}' already exists; choose another Action Name (or assign that action "
+                   "and bake without To New Action)")
+TAKE_IN_TWEAK_MODE = ("'{armature}' is tweaking an NLA strip, whose action the keys would have to go into; leave "
+                      "tweak mode (NLA editor) or bake without To New Action")
+TAKE_COPIED = ("'{armature}' was baked into the new action '{take}', a copy of '{action}', which is unchanged: "
+               "switch back to it in the Action Editor")
+TAKE_NEW = "'{armature}' was baked into the new action '{take}'"
+TAKE_PUSHED = "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'"
+
+# operators/mirror.py: mirror a chain to the other side
+MIRROR_NO_SIDE = ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
+                  "bone to mirror to; name the bones by Blender's left/right convention")
+MIRROR_BONES_MISSING = ("{label}: the opposite bone(s) {bones} are not in armature '{armature}'; add them (Edit Mode: "
+                        "Armature > Symmetrize) first")
+MIRROR_EXISTS = "{label}: the opposite chain already exists: {reason}"
+MIRRORED_CHAIN = "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'"
 # pipeline*.py / cli.py: baking files from the command line (``blender --command soft_ik_2d bake``)
 DRIVER_NEEDS_AUTORUN = ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' "
                         "does not run while auto-run of the file's scripts is off (the default for files baked "
