@@ -122,7 +122,7 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     samples = bake.sample_chains(ctx, prepared, fr)
     t.append(time.perf_counter())
     fps = ctx.scene.render.fps / ctx.scene.render.fps_base
-    sols = [chain_solve.solve_chain(r, fr, smp, fps=fps) for r, smp in zip(prepared, samples, strict=True)]
+    sols = chain_solve.solve_chains(prepared, fr, samples, fps=fps, sensitivity=False)  # as bake.solve_chains
     t.append(time.perf_counter())
     keyed = [bake.write_solution(r, sol, 1, frames) for r, sol in zip(prepared, sols, strict=True)]
     t.append(time.perf_counter())

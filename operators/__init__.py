@@ -2,7 +2,8 @@
 
 import bpy
 
-from . import chain_setup, pinning, snap, solve_bake, target_space
+from . import chain_setup, mirror, pinning, snap, solve_bake, target_space
 
-classes = (*chain_setup.classes, *solve_bake.classes, *target_space.classes, *pinning.classes, *snap.classes)
+classes = (*chain_setup.classes, *mirror.classes, *solve_bake.classes, *target_space.classes, *pinning.classes,
+           *snap.classes)
 register, unregister = bpy.utils.register_classes_factory(classes)

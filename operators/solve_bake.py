@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, linked_data, posing, reduced_bake
+from ..rigging import bake, linked_data, posing, reduced_bake, takes
 from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..rigging.messages import say
-from ..rigging.rig import ChainRig
+from ..rigging.rig import ChainError, ChainRig
 from .common import armature_poll, chains_with, selected_armatures
 
 
 def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool,
-                 refused: str) -> Batch | None:
+                 refused: str, before_checks: Callable[[list[bpy.types.Object]], None] | None = None
+                 ) -> Batch | None:
     """Check every chain of every selected armature (or only the active chain) before any change. Returns the
-    valid chains with the reasons of the others, or None (reported) when no chain can go ahead."""
+    valid chains with the reasons of the others, or None (reported) when no chain can go ahead.
+    ``before_checks`` gets the armatures first (a take is started there); a ChainError it raises is reported."""
     selection = [(arm, chains) for arm, chains in
                  selection_of(context, chains_with(selected_armatures(context)), only_active) if chains]
     if not selection:
         op.report({"ERROR"}, no_chain_message(context, only_active))
         return None
+    if before_checks is not None:
+        try:
+            before_checks([arm for arm, _chains in selection])
+        except ChainError as err:
+            op.report({"ERROR"}, str(err))
+            return None
     batch = prepare_batch(selection)
     if not batch.rigs:
         op.report({"ERROR"}, batch.report(refused))
@@ -103,6 +113,13 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
     frame_end: IntProperty(name="End Frame", description="Last frame to bake (included)")
     only_active_chain: BoolProperty(name="Only Active Chain", description="Bake only the active chain of the "
                                     "active armature", default=False)
+    to_new_action: BoolProperty(name="To New Action", description="Bake into a new action (a copy of the current "
+                                "one, assigned to the armature), leaving the current action untouched",
+                                default=False)
+    action_name: StringProperty(name="Action Name", description="Name of the new action of To New Action (empty: "
+                                "the current action's name followed by 'Take')")
+    push_to_nla: BoolProperty(name="Push to NLA", description="With To New Action: after the bake, push the new "
+                              "action down to a new NLA track (as Push Down does)", default=False)
     key_reduction: EnumProperty(name="Key Reduction", items=reduced_bake.REDUCTION_ITEMS, default="NONE",
                                 description="Keep fewer keys (easier to edit), the tip within the tolerance of "
                                 "the full bake on every frame, measured in playback")
@@ -131,7 +148,26 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if end < start:
             self.report({"ERROR"}, say(msg.END_BEFORE_START, end=end, start=start))
             return {"CANCELLED"}
-        batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED)
+        taken: list[takes.Take] = []
+        baked: list[bpy.types.Object] = []
+        try:
+            return self._bake(context, start, end, taken, baked)
+        finally:
+            # A take whose armature had no chain to bake goes again, so a refused bake changes nothing.
+            for take in taken:
+                if take.armature not in baked:
+                    takes.rollback(take)
+
+    def _bake(self, context: bpy.types.Context, start: int, end: int, taken: list[takes.Take],
+              baked: list[bpy.types.Object]) -> set[str]:
+        """The bake; ``taken`` receives the takes started, ``baked`` the armatures whose keys were written."""
+
+        def start_takes(armatures: list[bpy.types.Object]) -> None:
+            takes.check(armatures, self.action_name)
+            taken.extend(takes.start(arm, self.action_name) for arm in armatures)
+
+        batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED,
+                             start_takes if self.to_new_action else None)
         if batch is None:
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
@@ -143,6 +179,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
                 return {"CANCELLED"}
             rigs = batch.rigs
+            baked.extend(_armatures_of(rigs))
             progress.step()
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
@@ -161,6 +198,14 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
                 if warning:
                     reports[-1].warnings.append(warning)
             progress.leave_substeps()
+        for take in taken:
+            if take.armature not in baked:
+                continue
+            self.report({"INFO"}, take.note)
+            if self.push_to_nla:
+                track = takes.push_down(take.armature, take.action)
+                self.report({"INFO"}, say(msg.TAKE_PUSHED, take=take.action.name, armature=take.armature.name,
+                                          track=track.name))
         for rig, reduction in zip(rigs, reductions, strict=False):
             self.report({"INFO"}, reduced_bake.summary(rig, reduction))
         for report in reports:

@@ -90,6 +90,7 @@ class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
         col = row.column(align=True)
         col.operator("pose.soft_ik_add_chain", text="", icon="ADD")
         col.operator("pose.soft_ik_remove_chain", text="", icon="REMOVE")
+        col.operator("pose.soft_ik_mirror_chain", text="", icon="MOD_MIRROR")
         if len(settings.chains) == 0:
             wrap.label(layout, context, texts.NO_CHAINS, icon="INFO")
 

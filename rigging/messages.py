@@ -194,6 +194,25 @@ SNAPPED_POLE = " and pole"
 SNAP_SET_BEND = "{label}: Bend set to {bend:+d}, the side the FK elbow bends to"
 SNAP_BEND_MIXED = ("{label}: the FK elbow bends to both sides over these frames; without a pole IK keeps one "
                    "side (Bend): give the chain a pole to follow FK's side")
+# takes.py: a bake into a new action
+TAKE_NAME_SEVERAL = ("Action Name '{action}' names one action, but {count} armatures are baked; leave it empty (each "
+                     "armature gets its own take) or bake one armature at a time")
+TAKE_NAME_TAKEN = ("An action named '{action}' already exists; choose another Action Name (or assign that action "
+                   "and bake without To New Action)")
+TAKE_IN_TWEAK_MODE = ("'{armature}' is tweaking an NLA strip, whose action the keys would have to go into; leave "
+                      "tweak mode (NLA editor) or bake without To New Action")
+TAKE_COPIED = ("'{armature}' was baked into the new action '{take}', a copy of '{action}', which is unchanged: "
+               "switch back to it in the Action Editor")
+TAKE_NEW = "'{armature}' was baked into the new action '{take}'"
+TAKE_PUSHED = "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'"
+
+# operators/mirror.py: mirror a chain to the other side
+MIRROR_NO_SIDE = ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
+                  "bone to mirror to; name the bones by Blender's left/right convention")
+MIRROR_BONES_MISSING = ("{label}: the opposite bone(s) {bones} are not in armature '{armature}'; add them (Edit Mode: "
+                        "Armature > Symmetrize) first")
+MIRROR_EXISTS = "{label}: the opposite chain already exists: {reason}"
+MIRRORED_CHAIN = "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'"
 # pipeline*.py / cli.py: baking files from the command line (``blender --command soft_ik_2d bake``)
 DRIVER_NEEDS_AUTORUN = ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' "
                         "does not run while auto-run of the file's scripts is off (the default for files baked "

@@ -600,6 +600,56 @@ ZH: dict[str, str] = {
     ("Stretched bones thin across the bone by 1/sqrt(scale), keeping their area (needs Inherit "
      "Scale: Aligned on the lower bones)"):
         "拉伸的骨骼在横向按 1/sqrt(缩放) 变细，保持面积（下方骨骼需要“继承缩放：对齐”）",
+    # takes.py
+    ("Action Name '{action}' names one action, but {count} armatures are baked; leave it empty (each "
+     "armature gets its own take) or bake one armature at a time"):
+        "动作名称“{action}”只能命名一个动作，但要烘焙 {count} 个骨架；请留空（每个骨架各得一个镜次），"
+        "或一次只烘焙一个骨架",
+    ("An action named '{action}' already exists; choose another Action Name (or assign that action "
+     "and bake without To New Action)"):
+        "名为“{action}”的动作已存在；请换一个动作名称（或指定该动作后不勾选“烘焙到新动作”再烘焙）",
+    ("'{armature}' is tweaking an NLA strip, whose action the keys would have to go into; leave "
+     "tweak mode (NLA editor) or bake without To New Action"):
+        "“{armature}”正在调整 NLA 片段，键只能写入该片段的动作；请退出调整模式（NLA 编辑器），"
+        "或不勾选“烘焙到新动作”再烘焙",
+    ("'{armature}' was baked into the new action '{take}', a copy of '{action}', which is unchanged: "
+     "switch back to it in the Action Editor"):
+        "“{armature}”已烘焙到新动作“{take}”（“{action}”的副本），原动作保持不变："
+        "可在动作编辑器中切换回它",
+    "'{armature}' was baked into the new action '{take}'":
+        "“{armature}”已烘焙到新动作“{take}”",
+    "Take '{take}' of '{armature}' was pushed down to the NLA track '{track}'":
+        "“{armature}”的镜次“{take}”已下推到 NLA 轨道“{track}”",
+    # operators/mirror.py
+    ("{label}: bone(s) {bones} name no side (.L/.R, _L/_R, -L/-R, Left/Right), so there is no opposite "
+     "bone to mirror to; name the bones by Blender's left/right convention"):
+        "{label}：骨骼 {bones} 的名称不含左右（.L/.R、_L/_R、-L/-R、Left/Right），没有可镜像到的对侧骨骼；"
+        "请按 Blender 的左右命名约定命名骨骼",
+    ("{label}: the opposite bone(s) {bones} are not in armature '{armature}'; add them (Edit Mode: "
+     "Armature > Symmetrize) first"):
+        "{label}：骨架“{armature}”中没有对侧骨骼 {bones}；请先添加它们（编辑模式：骨架 > 对称）",
+    "{label}: the opposite chain already exists: {reason}":
+        "{label}：对侧的链已存在：{reason}",
+    "Mirrored chain '{chain}' to '{mirror}' ({bones}) reaching for '{target}'":
+        "已将链“{chain}”镜像为“{mirror}”（{bones}），目标为“{target}”",
+    "Mirror Soft IK Chain":
+        "镜像 Soft IK 链",
+    "Create the active chain's opposite (bones .L/.R, _L/_R, -L/-R, Left/Right), bend and target mirrored":
+        "创建活动链的对侧链（骨骼 .L/.R、_L/_R、-L/-R、Left/Right），弯曲方向和目标均镜像",
+    # operators/solve_bake.py: bake into a take
+    "To New Action":
+        "烘焙到新动作",
+    ("Bake into a new action (a copy of the current one, assigned to the armature), leaving the current "
+     "action untouched"):
+        "烘焙到一个新动作（当前动作的副本，并指定给骨架），当前动作保持不变",
+    "Action Name":
+        "动作名称",
+    "Name of the new action of To New Action (empty: the current action's name followed by 'Take')":
+        "“烘焙到新动作”所建新动作的名称（留空：当前动作的名称后加“Take”）",
+    "Push to NLA":
+        "下推到 NLA",
+    "With To New Action: after the bake, push the new action down to a new NLA track (as Push Down does)":
+        "配合“烘焙到新动作”：烘焙后把新动作下推到一条新的 NLA 轨道（与“下推”相同）",
     # pipeline*.py / cli.py
     ("{label}: driver {path} of '{owner}' needs auto-run: its Python expression '{expression}' does not run while "
      "auto-run of the file's scripts is off (the default for files baked from the command line), so the chain "

@@ -230,7 +230,7 @@ def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
 
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
                  fps: float = 24.0, previous: Sequence[Any] | None = None,
-                 smooth_root: bool = True) -> list[ChainSolution]:
+                 smooth_root: bool = True, sensitivity: bool = True) -> list[ChainSolution]:
     """Solve several chains over the same ``frames`` (time order) from their sampled world matrices.
 
     The matrix work from world space to every chain's shoulder space and back is done for all chains at once
@@ -246,6 +246,8 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         smooth_root: False: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
             (the live preview: its previous solve may be another frame, the same frame before a drag, or
             another strategy, so blending made the offset lag and depend on that history).
+        sensitivity: False: report none (zeros). A bake keys no sensitivity, and it costs about a quarter of
+            a two-bone solve.
 
     Returns:
         One solution per chain; frames with non-finite inputs are marked invalid and solved as the last valid
@@ -263,7 +265,7 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             part = slice(start, start + per_call)
             try:
                 out += solve_chains(rigs[part], frames, samples[part], fps=fps, smooth_root=smooth_root,
-                                    previous=None if previous is None else previous[part])
+                                    previous=None if previous is None else previous[part], sensitivity=sensitivity)
             except NoFiniteFrame as err:
                 raise NoFiniteFrame(err.inputs, err.chain + start) from err
         return out
@@ -296,7 +298,7 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
     # Stretch to reach: each such chain's solver sees its targets scaled by 1/k; its pose is scaled back below.
     reach = [_reach_inputs(rig, targets[k], poles[k]) for k, rig in enumerate(rigs)]
     results = [_solve_one(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps,
-                          None if previous is None else previous[k], smooth_root)
+                          None if previous is None else previous[k], smooth_root, sensitivity)
                for k, rig in enumerate(rigs)]
     k_reach = [r[2] for r in reach]
     ends = np.stack([np.reshape(r.end, (n_frames, 2)) * (1.0 if k is None else k[:, None])
@@ -334,7 +336,7 @@ def _reach_inputs(rig: ChainDescription, targets: FloatArray, pole: FloatArray |
 
 
 def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
-               fps: float, previous: Any, smooth_root: bool
+               fps: float, previous: Any, smooth_root: bool, want_sensitivity: bool = True,
                ) -> tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]:
     """One chain's solver call on its shoulder-space targets; returns the result with (angles, sensitivity)."""
     s = rig.settings
@@ -355,7 +357,8 @@ def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | No
                                 limits=limits_of(rig), inner_softness=float(s.inner_softness),
                                 previous=previous, root_smoothing=root_smoothing, **common)
         angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
-        sensitivity = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12)
+        sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
+                       else np.zeros(n_frames))
     else:
         solve = solve_ccd if s.solver == "CCD" else solve_fabrik
         initial = rig.rest_angles.copy()
