@@ -25,7 +25,7 @@ def zip_names() -> list[str]:
 
 def test_zip_has_the_package_files() -> None:
     names = set(zip_names())
-    for required in ("__init__.py", "blender_manifest.toml", "rigging/__init__.py", "rigging/anim_keys.py",
+    for required in ("__init__.py", "blender_manifest.toml", "rigging/__init__.py", "rigging/anim_keys/__init__.py",
                      "panels/overlay.py",
                      "solver/__init__.py"):
         assert required in names, f"{required} missing from the zip"
