@@ -1,6 +1,6 @@
 """Every message the operators report and every check's error, as templates with ``{placeholders}``.
 
-:func:`say` translates the template first (``zh_HANS`` lives in ``translations.py``) and formats it afterwards,
+:func:`say` translates the template first (``zh_HANS`` lives in ``translations/``) and formats it afterwards,
 so names of chains, bones and objects are never translated. The translation test reads :data:`MESSAGES`.
 """
 

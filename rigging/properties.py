@@ -16,7 +16,7 @@ from bpy.props import (
 from bpy.types import PropertyGroup
 
 # Properties whose names Blender itself translates ("Error", "Softness", ...) take the add-on's own translation
-# context, or Blender's words would show instead of the add-on's (translations.py).
+# context, or Blender's words would show instead of the add-on's (translations/).
 from .translations import CONTEXT
 
 PLANE_ITEMS = [

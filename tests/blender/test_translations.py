@@ -85,6 +85,13 @@ def test_table_registers_in_default_and_operator_contexts() -> None:
     assert table[("Operator", "Bake Soft IK")] == translations.ZH["Bake Soft IK"]
 
 
+def test_no_entry_is_translated_in_two_parts() -> None:
+    # The table is merged from several modules: a string in two of them would silently keep only one reading.
+    translations = harness.package("rigging.translations")
+    parts = translations._PARTS
+    assert sum(len(part) for part in parts) == len(translations.ZH)
+
+
 def test_register_unregister_is_clean_across_enable_disable() -> None:
     # bpy.app.translations offers no way to list registered tables, so this checks what can be observed:
     # disabling and enabling (which unregister and register the table) raise nothing, repeatedly, and the
