@@ -20,8 +20,9 @@ CAP = 0.1 * SCALE  # world units
 FRAME = 5
 
 
-def limited_chain(radius: float) -> tuple[rigs.ArmRig, bpy.types.Object, bpy.types.PropertyGroup]:
-    rig = rigs.build_arm(rest_bend_deg=30.0)
+def limited_chain(radius: float, mode: str = "QUATERNION",
+                  ) -> tuple[rigs.ArmRig, bpy.types.Object, bpy.types.PropertyGroup]:
+    rig = rigs.build_arm(rest_bend_deg=30.0, modes=(mode, mode))
     rigs.place_armature(rig, scale=(SCALE, SCALE, SCALE))
     # A still target and rig: the bake's root smoothing (default) then keeps the offset each frame gets alone.
     target = rigs.new_empty("Target")
@@ -51,8 +52,10 @@ def pose_now(rig: rigs.ArmRig, target: bpy.types.Object) -> dict[str, np.ndarray
 
 @pytest.mark.parametrize("how", ["solve", "live_preview"])
 @pytest.mark.parametrize("radius", [1.6, 1.75])
-def test_one_frame_moves_the_root_like_the_bake(empty_file: bpy.types.Scene, how: str, radius: float) -> None:
-    rig, target, _chain = limited_chain(radius)
+@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])  # the float path and the channel path of posing
+def test_one_frame_moves_the_root_like_the_bake(empty_file: bpy.types.Scene, how: str, radius: float,
+                                                mode: str) -> None:
+    rig, target, _chain = limited_chain(radius, mode)
     scene = bpy.context.scene
     rest = pose_now(rig, target)
     assert np.abs(rest["location"]).max() == 0.0

@@ -15,8 +15,8 @@ import rigs
 FRAME = 5
 
 
-def stretch_chain(stretch_min: float) -> tuple[rigs.ArmRig, bpy.types.Object]:
-    rig = rigs.build_arm(rest_bend_deg=30.0)
+def stretch_chain(stretch_min: float, mode: str = "QUATERNION") -> tuple[rigs.ArmRig, bpy.types.Object]:
+    rig = rigs.build_arm(rest_bend_deg=30.0, modes=(mode, mode))
     rigs.place_armature(rig, scale=(1.5, 1.5, 1.5))
     target = rigs.new_empty("Target")
     target.location = rigs.circle_points(rig, [FRAME], lambda f: 1.1, lambda f: 0.4)[0].tolist()
@@ -39,8 +39,10 @@ def shown(rig: rigs.ArmRig, target: bpy.types.Object) -> dict[str, np.ndarray]:
 
 @pytest.mark.parametrize("how", ["solve", "live_preview"])
 @pytest.mark.parametrize("stretch_min", [0.5, 0.85])  # reaches; stops at the bound (and misses)
-def test_one_frame_stretches_like_the_bake(empty_file: bpy.types.Scene, how: str, stretch_min: float) -> None:
-    rig, target = stretch_chain(stretch_min)
+@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])  # the float path and the channel path of posing
+def test_one_frame_stretches_like_the_bake(empty_file: bpy.types.Scene, how: str, stretch_min: float,
+                                           mode: str) -> None:
+    rig, target = stretch_chain(stretch_min, mode)
     scene = bpy.context.scene
     assert rigs.bake(rig, 1, 10) == {"FINISHED"}
     scene.frame_set(FRAME)
