@@ -218,9 +218,12 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     modes = _rotation_modes(rig)
     previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
     lower = pose[rig.bone_names[-1]]
-    # The curves animate custom properties: the properties must exist for playback to write them.
+    # The curves animate custom properties: the properties must exist for playback to write them, on the
+    # evaluated copy too. A property set from Python on an armature whose action already played is missing from
+    # that copy until the object is tagged, and playback then leaves it at 0 while its curve holds the error.
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
+    obj.update_tag()
     for channel in channel_values(rig, sol, modes, previous):
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
         put(channel.bone, channel.prop, channel.values, interpolation if transform else channel.interpolation)

@@ -50,9 +50,8 @@ def wrap(x: np.ndarray) -> np.ndarray:
 
 
 def keyed_errors(rig: rigs.ArmRig) -> np.ndarray:
-    """The error curve's values per frame (what the Graph Editor shows). Read from the curve: on an action
-    keyed before the bake (the FK keys), 5.0 was seen to leave the pose bone's custom property at 0 after
-    frame_set although the curve is keyed and valid."""
+    """The error curve's values per frame (what the Graph Editor shows). The property itself playing back, on
+    an action keyed before the bake as here, is held by test_error_property_playback.py."""
     fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
     assert fc is not None
     return np.array([fc.evaluate(f) for f in FRAMES])
