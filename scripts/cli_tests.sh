@@ -36,36 +36,9 @@ if ! node "$repo/tests/pipeline/flamenco_stub.js" "$repo/scripts/flamenco/soft_i
   exit 1
 fi
 
-mounted=()
-unmount_all() {
-  local i
-  for (( i=${#mounted[@]}-1; i>=0; i-- )); do
-    umount -R "${mounted[$i]}" 2>/dev/null || umount -lR "${mounted[$i]}" 2>/dev/null || true
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'unmount_all; exit 143' TERM INT
-bind() {  # bind SRC DST [ro]
-  mkdir -p "$2"
-  mount --bind "$1" "$2" && mounted+=("$2")
-  [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2"
-  return 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/chroot_mounts.sh"
 
-# The GUI tests' lock: one run per chroot at a time (their clean-up would unmount this run's /src and /out).
-exec 8>"$root.lock"
-flock 8
-for m in out src tmp dev sys proc; do
-  mountpoint -q "$root/$m" && { umount -R "$root/$m" 2>/dev/null || umount -lR "$root/$m"; }
-done
-mkdir -p "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
-mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
-mount -t tmpfs tmpfs "$root/tmp" && mounted+=("$root/tmp")
-bind "$repo" "$root/src" ro
-bind "$out" "$root/out"
+mount_chroot "$root" "$repo" "$out"
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home LANG=C.UTF-8 CLI_K="${CLI_K:-}" \
   bash /src/tests/cli/in_chroot.sh
 rc=$?

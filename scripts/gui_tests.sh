@@ -17,23 +17,7 @@ mkdir -p "$out_root"
 start_all=$(date +%s)
 total_p=0 total_f=0 total_s=0 summary=()
 
-mounted=()
-unmount_all() {
-  local i
-  for (( i=${#mounted[@]}-1; i>=0; i-- )); do
-    umount -R "${mounted[$i]}" 2>/dev/null || umount -lR "${mounted[$i]}" 2>/dev/null || true
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'unmount_all; exit 143' TERM INT  # a CI stage timeout must not leave the tree bind-mounted
-
-bind() {  # bind SRC DST [ro]
-  mkdir -p "$2"
-  mount --bind "$1" "$2" && mounted+=("$2")
-  [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2"
-  return 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/chroot_mounts.sh"
 
 run_suite() {
   local suite="$1" root rc out start p=0 f=0 s=0
@@ -55,21 +39,7 @@ run_suite() {
     return 1
   fi
 
-  # One run per chroot at a time (the cache is shared by every clone on the machine): another run's clean-up
-  # would unmount this one's /src and /out under it.
-  exec 8>"$root.lock"
-  flock 8
-  # Mounts a killed earlier run may have left behind.
-  for m in out src tmp dev sys proc; do
-    mountpoint -q "$root/$m" && { umount -R "$root/$m" 2>/dev/null || umount -lR "$root/$m"; }
-  done
-  mkdir -p "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
-  mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-  mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
-  mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")
-  mount -t tmpfs tmpfs "$root/tmp" && mounted+=("$root/tmp")
-  bind "$repo" "$root/src" ro
-  bind "$out" "$root/out"
+  mount_chroot "$root" "$repo" "$out"
 
   # Everything below runs inside the chroot; the source is read-only there, so nothing lands in the tree.
   chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home LANG=C.UTF-8 \
