@@ -41,6 +41,8 @@ _REPORT_PROPS = frozenset({"rna_type", "name", "bake_start", "bake_end", "error_
                            "limited_frames", "worst_frames", "active_worst_index"})
 # The pose counts as "still ours" within this tolerance (float32 storage of the channels).
 _POSE_TOLERANCE = 1e-5
+# fk_blend.preview_key at influence 1 (no FK pose read): the solve is posed as it is.
+_FULL_IK = np.ones(1).tobytes()
 
 
 @dataclass
@@ -57,6 +59,7 @@ class ChainPreview:
     solver: live_solve.FrameSolver | None = None  # the rig's rest geometry as floats, for the one-frame solve
     checked: tuple[Any, ...] | None = None  # (armature, parent) matrices of the last passed parent-scale check
     posed_with: str | None = None  # the limit strategy of the last pose write (which channels it owned)
+    blend_at: tuple[float, bytes] | None = None  # (frame, fk_blend key) read when the armature was last touched
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
 
     def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
@@ -204,7 +207,12 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             samples = reads.samples()
             chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
             entry.checked = (reads.armature, reads.parent)
-        blend_key = fk_blend.preview_key(rig, float(scene.frame_current))
+        frame = float(scene.frame_current)
+        # Influence and FK keys live on the armature: unless it was touched, they read as they did.
+        if armature_touched or entry.blend_at is None or entry.blend_at[0] != frame:
+            entry.blend_at = None
+            entry.blend_at = (frame, _blend_key(rig, frame))
+        blend_key = entry.blend_at[1]
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
@@ -216,7 +224,9 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             entry.solver = live_solve.FrameSolver(rig)
         try:
             fps = scene.render.fps / scene.render.fps_base
-            sol = fk_blend.blend(rig, entry.solver.solve(rig, reads, fps=fps, previous=_continuing(entry.state, rig)))
+            raw = entry.solver.solve(rig, reads, fps=fps, previous=_continuing(entry.state, rig))
+            # fk_blend.blend returns the solution itself at influence 1 (its key says so): skip its reads.
+            sol = raw if blend_key == _FULL_IK else fk_blend.blend(rig, raw)
         except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return
@@ -233,6 +243,14 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
         _posed_armatures.add(armature.name)
+
+
+def _blend_key(rig: ChainRig, frame: float) -> bytes:
+    """:func:`fk_blend.preview_key`, without its F-curve reads when the armature has no animation at all (no
+    keys, no drivers): the influence is then the property, and at 1 the key is :data:`_FULL_IK`."""
+    if rig.armature.animation_data is None and rig.chain.ik_influence == 1.0:
+        return _FULL_IK
+    return fk_blend.preview_key(rig, frame)
 
 
 def _give_back(entry: ChainPreview, chain: bpy.types.PropertyGroup) -> None:
