@@ -22,6 +22,7 @@ solves.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,7 +88,8 @@ class ChainPreview:
 _cache: dict[tuple[str, str], ChainPreview] = {}
 _posed_armatures: set[str] = set()
 _busy = False
-_setting_names: tuple[str, ...] | None = None
+# (attrgetter of the settings, indices of pointer and of array settings), made on first use (bl_rna is then known)
+_setting_reader: tuple[Any, tuple[int, ...], tuple[int, ...]] | None = None
 # Solves and pose writes done by the handlers, and the time spent in them; read by tests and the benchmark.
 stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0}
 
@@ -103,18 +105,21 @@ def clear_cache() -> None:
 
 
 def _settings_fingerprint(chain: bpy.types.PropertyGroup) -> tuple[Any, ...]:
-    global _setting_names
-    if _setting_names is None:
-        _setting_names = tuple(p.identifier for p in chain.bl_rna.properties
-                               if p.identifier not in _REPORT_PROPS and p.type != "COLLECTION")
-    values = []
-    for name in _setting_names:
-        value = getattr(chain, name)
-        if isinstance(value, bpy.types.ID):
-            value = value.name
-        elif not isinstance(value, (int, float, str, bool)) and value is not None:
-            value = tuple(value)
-        values.append(value)
+    """The chain's settings as plain values (pointers by name, arrays as tuples), compared between updates."""
+    global _setting_reader
+    if _setting_reader is None:
+        props = [p for p in chain.bl_rna.properties if p.identifier not in _REPORT_PROPS and p.type != "COLLECTION"]
+        # One attrgetter reads them all in C; only pointers and arrays need a Python step after it.
+        _setting_reader = (operator.attrgetter(*(p.identifier for p in props)),
+                           tuple(i for i, p in enumerate(props) if p.type == "POINTER"),
+                           tuple(i for i, p in enumerate(props) if getattr(p, "is_array", False)))
+    read, pointers, arrays = _setting_reader
+    values = list(read(chain))
+    for i in pointers:
+        if values[i] is not None:
+            values[i] = values[i].name
+    for i in arrays:
+        values[i] = tuple(values[i])
     return tuple(values)
 
 
@@ -171,11 +176,17 @@ def _continuing(state: Any, rig: ChainRig) -> Any:
 
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
-                  scene: bpy.types.Scene, *, pose: bool, armature_touched: bool) -> None:
+                  scene: bpy.types.Scene, *, pose: bool, armature_touched: bool,
+                  shared: live_solve.ArmatureReads | None = None) -> None:
     """Solve the chain if anything it reads changed, and (``pose``) keep its bones at the solution.
 
-    ``armature_touched``: the armature (settings, rest, pose or keys) may have changed; when False, the
-    settings, the rest geometry and the pose are taken as they were at the last call.
+    Args:
+        armature, chain, depsgraph, scene: the chain and the state to read.
+        pose: write the solution to the bones (live preview on), else only solve (the overlay).
+        armature_touched: the armature (settings, rest, pose or keys) may have changed; when False, the
+            settings, the rest geometry, the influence and FK keys and the pose are taken as they were at the
+            last call.
+        shared: the armature's reads of this update (:class:`live_solve.ArmatureReads`), for all its chains.
     """
     key = (armature.name, chain.name)
     entry = _cache.get(key)
@@ -191,7 +202,8 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             _give_back(entry, chain)
             settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
             if rig is not None:
-                rig = dataclasses.replace(rig, armature=armature, chain=chain)
+                if rig.armature != armature or rig.chain != chain:
+                    rig = dataclasses.replace(rig, armature=armature, chain=chain)
                 rest = _rest_fingerprint(armature, rig)
             if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
                 rig = read_chain(armature, chain)
@@ -200,7 +212,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
             chain_checks.check_chain_inputs(rig)
             reach.check(rig)
-        reads = live_solve.read_inputs(rig, depsgraph, scene.frame_current)
+        reads = live_solve.read_inputs(rig, depsgraph, scene.frame_current, shared)
         # The verdict depends on the armature's state (unchanged unless touched) and these two matrices only.
         if reads.parent is not None and (armature_touched or entry.checked != (reads.armature, reads.parent)):
             entry.checked = None
@@ -324,11 +336,14 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
             chains = [settings.chains[settings.active_chain_index]]
         else:
             continue
+        touched = updated is None or armature.name in updated or armature.data.name in updated
+        shared = None  # read when a chain needs it, once for all the armature's chains
         for chain in chains:
-            touched = updated is None or armature.name in updated or armature.data.name in updated
             if not touched and (armature.name, chain.name) in _cache and not _concerns(armature, chain, updated):
                 continue
-            _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched)
+            if shared is None:
+                shared = live_solve.ArmatureReads(armature, depsgraph)
+            _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched, shared=shared)
 
 
 def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame_changed: bool) -> None:
