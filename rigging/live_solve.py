@@ -132,15 +132,33 @@ class FrameSolver:
         return rig.lengths is self._source and rig.settings is self._settings
 
     def solve(self, rig: ChainRig, inputs: FrameInputs, *, fps: float, previous: Any) -> ChainSolution:
-        """``solve_chain(rig, [frame], inputs.samples(), fps=fps, previous=previous, smooth_root=False)``."""
+        """``solve_chain(rig, [frame], inputs.samples(), fps=fps, previous=previous, smooth_root=False)``.
+
+        Args:
+            rig: the rig this solver was made for (:meth:`made_for`).
+            inputs: the frame's inputs (:func:`read_inputs`).
+            fps: the scene's frame rate (target smoothing, in the fallback only).
+            previous: the solver state of the last solve, for continuity (None: a fresh start).
+
+        Returns:
+            The one-frame solution, the same as ``solve_chain``'s.
+        """
         # Stretch to reach is composed around the solver in solve_chain only.
-        fallback = not self.two_bone or not _finite(inputs) or rig.settings.stretch_to_reach
+        fallback = not self.two_bone or not self._finite(inputs) or rig.settings.stretch_to_reach
         if not fallback:
             sol = self._solve(rig, inputs, previous)
             if sol is not None:
                 return sol
         return solve_chain(rig, np.array([inputs.frame]), inputs.samples(), fps=fps, previous=previous,
                            smooth_root=False)
+
+    def _finite(self, inputs: FrameInputs) -> bool:
+        """:func:`_finite`; the matrices of the last shoulder frame passed it already (a drag moves the target)."""
+        last = self._last
+        if last is None or last[0] != (inputs.armature, inputs.parent, inputs.upper_location):
+            return _finite(inputs)
+        values = [*inputs.target, *(inputs.pole or ())]
+        return math.isfinite(sum(values)) and max(map(abs, values)) < NON_FINITE
 
     def _shoulder(self, inputs: FrameInputs) -> _Shoulder | None:
         """The shoulder frame of these inputs; a drag moves only the target, so the last one is usually it."""
