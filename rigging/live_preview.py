@@ -204,7 +204,10 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             if rig is not None:
                 if rig.armature != armature or rig.chain != chain:
                     rig = dataclasses.replace(rig, armature=armature, chain=chain)
-                rest = _rest_fingerprint(armature, rig)
+                try:
+                    rest = _rest_fingerprint(armature, rig)
+                except KeyError:  # a bone renamed or removed: read_chain names it in its message
+                    rest = b""
             if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
                 rig = read_chain(armature, chain)
                 rest = _rest_fingerprint(armature, rig)

@@ -61,9 +61,16 @@ def previewed(empty_file: bpy.types.Scene) -> tuple[rigs.ArmRig, bpy.types.Objec
     bpy.context.view_layer.update()
     target_at(rig, target, 1.2, 0.3)
     chain = rigs.add_chain(rig, target)
+    chain.softness = 0.0  # in reach, the tip is on the target
     rig.armature.soft_ik_2d.live_preview = True
     bpy.context.view_layer.update()
     return rig, target, chain
+
+
+def tip_miss(rig: rigs.ArmRig, bone: str, target: bpy.types.Object) -> float:
+    """World distance of Blender's tip of ``bone`` from the target."""
+    tail = np.array(rig.armature.matrix_world) @ np.append(np.array(rig.armature.pose.bones[bone].tail), 1.0)
+    return float(np.linalg.norm(tail[:3] - np.array(target.matrix_world.translation)))
 
 
 def ik_angles(rig: rigs.ArmRig, target: bpy.types.Object, spots: list[tuple[float, float]]) -> list[np.ndarray]:
@@ -140,3 +147,79 @@ def test_a_driver_added_on_the_influence_stops_the_preview_of_the_chain(previewe
     assert entry is not None and entry.solution is None and "driv" in (entry.message or "").lower()
     target_at(rig, target, *SPOTS[1])  # the chain is refused, not posed: its bones stay where they were
     assert np.abs(wrap(joint_angles(rig) - ik[2])).max() < 1e-6
+
+
+def test_a_renamed_bone_is_reported_then_followed_once_the_chain_names_it(previewed) -> None:  # type: ignore[no-untyped-def]
+    rig, target, chain = previewed
+    assert tip_miss(rig, rig.lower, target) < 1e-5
+    rig.armature.data.bones[rig.lower].name = "Forearm"
+    bpy.context.view_layer.update()
+    entry = live_preview().preview_of(rig.armature, chain)
+    assert entry is not None and entry.solution is None and "'Lower'" in (entry.message or "")
+    chain.lower_bone = "Forearm"
+    bpy.context.view_layer.update()
+    target_at(rig, target, *SPOTS[0])
+    assert tip_miss(rig, "Forearm", target) < 1e-5
+
+
+def test_a_new_target_is_followed_and_the_old_one_no_longer_counts(previewed) -> None:  # type: ignore[no-untyped-def]
+    rig, target, chain = previewed
+    stats = live_preview().stats
+    other = rigs.new_empty("Other")
+    target_at(rig, other, *SPOTS[1])
+    assert tip_miss(rig, rig.lower, target) < 1e-5  # still on the first target
+    chain.target = other
+    bpy.context.view_layer.update()
+    assert tip_miss(rig, rig.lower, other) < 1e-5
+    target_at(rig, other, *SPOTS[2])
+    assert tip_miss(rig, rig.lower, other) < 1e-5
+    solves = stats["solves"]
+    target_at(rig, target, *SPOTS[0])
+    assert stats["solves"] == solves and tip_miss(rig, rig.lower, other) < 1e-5
+
+
+def test_chains_added_and_removed_during_the_preview(previewed) -> None:  # type: ignore[no-untyped-def]
+    rig, target, chain = previewed
+    twin = rigs.build_arm("Twin", rest_bend_deg=20.0)
+    rigs.place_armature(twin, scale=(1.3, 1.3, 1.3))
+    # A second chain on the same armature: the twin's bones joined into it would need edit-mode work, so the
+    # second chain takes the lower bone alone with the upper one as a one-bone-longer copy: Upper -> Lower of a
+    # second armature is not possible; instead the twin armature previews its own chain.
+    other = rigs.new_empty("Other")
+    bpy.context.view_layer.update()
+    target_at(twin, other, *SPOTS[1])
+    twin_chain = rigs.add_chain(twin, other)
+    twin_chain.softness = 0.0
+    twin.armature.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    assert tip_miss(twin, twin.lower, other) < 1e-5
+    settings = rig.armature.soft_ik_2d
+    settings.chains.remove(0)
+    bpy.context.view_layer.update()
+    held = joint_angles(rig)
+    target_at(rig, target, *SPOTS[2])  # no chain any more: the bones stay as they were
+    assert np.abs(wrap(joint_angles(rig) - held)).max() < 1e-9
+    target_at(twin, other, *SPOTS[0])
+    assert tip_miss(twin, twin.lower, other) < 1e-5
+    again = rigs.add_chain(rig, target)
+    again.softness = 0.0
+    bpy.context.view_layer.update()
+    assert tip_miss(rig, rig.lower, target) < 1e-5
+
+
+def test_undo_of_a_setting_change_poses_the_setting_undone(previewed) -> None:  # type: ignore[no-untyped-def]
+    rig, target, chain = previewed
+    ik = ik_angles(rig, target, SPOTS)  # bend as set
+    assert bpy.ops.ed.undo_push(message="before the bend flip") == {"FINISHED"}
+    chain.bend = -chain.bend
+    bpy.context.view_layer.update()
+    target_at(rig, target, *SPOTS[1])
+    assert abs(joint_angles(rig)[1] - ik[1][1]) > 0.1  # the elbow went to the other side
+    assert bpy.ops.ed.undo_push(message="after the bend flip") == {"FINISHED"}
+    assert bpy.ops.ed.undo() == {"FINISHED"}
+    arm, target = bpy.data.objects["Rig"], bpy.data.objects["Target"]
+    again = rigs.ArmRig(arm, rig.plane, rig.upper, rig.lower, rig.parent, rig.a, rig.b, rig.offset)
+    target_at(again, target, *SPOTS[1])  # the first update after the undo is a drag
+    assert np.abs(wrap(joint_angles(again) - ik[1])).max() < 1e-5
+    target_at(again, target, *SPOTS[0])
+    assert np.abs(wrap(joint_angles(again) - ik[0])).max() < 1e-5
