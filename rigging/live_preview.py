@@ -123,12 +123,20 @@ def _settings_fingerprint(chain: bpy.types.PropertyGroup) -> tuple[Any, ...]:
     return tuple(values)
 
 
-def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> bytes:
-    """Rest matrices the rig was read from: they change only in Edit Mode, which a pose write never does."""
+def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> tuple[float, ...]:
+    """Rest matrices the rig was read from: they change only in Edit Mode, which a pose write never does.
+
+    Returns:
+        The parent's and the chain bones' ``matrix_local`` and the last bone's tail, as one tuple of floats.
+    """
     bones = armature.data.bones
     names = rig.bone_names if rig.parent_name is None else (rig.parent_name, *rig.bone_names)
-    rows = [np.array(bones[n].matrix_local, dtype=np.float64) for n in names]
-    return np.concatenate([r.ravel() for r in rows] + [np.array(bones[names[-1]].tail_local)]).tobytes()
+    values: list[float] = []
+    for name in names:
+        for row in bones[name].matrix_local:
+            values.extend(row)
+    values.extend(bones[names[-1]].tail_local)
+    return tuple(values)
 
 
 def _pose_snapshot(rig: ChainRig) -> tuple[float, ...]:
@@ -207,7 +215,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 try:
                     rest = _rest_fingerprint(armature, rig)
                 except KeyError:  # a bone renamed or removed: read_chain names it in its message
-                    rest = b""
+                    rest = ()
             if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
                 rig = read_chain(armature, chain)
                 rest = _rest_fingerprint(armature, rig)

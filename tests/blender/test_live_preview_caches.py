@@ -179,12 +179,11 @@ def test_a_new_target_is_followed_and_the_old_one_no_longer_counts(previewed) ->
 
 
 def test_chains_added_and_removed_during_the_preview(previewed) -> None:  # type: ignore[no-untyped-def]
-    rig, target, chain = previewed
+    rig, target, _chain = previewed
+    # A second armature previews its own chain throughout: removing and adding the first one's chain must
+    # neither disturb it nor leave the first armature posed by a chain that is gone.
     twin = rigs.build_arm("Twin", rest_bend_deg=20.0)
     rigs.place_armature(twin, scale=(1.3, 1.3, 1.3))
-    # A second chain on the same armature: the twin's bones joined into it would need edit-mode work, so the
-    # second chain takes the lower bone alone with the upper one as a one-bone-longer copy: Upper -> Lower of a
-    # second armature is not possible; instead the twin armature previews its own chain.
     other = rigs.new_empty("Other")
     bpy.context.view_layer.update()
     target_at(twin, other, *SPOTS[1])
@@ -223,3 +222,15 @@ def test_undo_of_a_setting_change_poses_the_setting_undone(previewed) -> None:  
     assert np.abs(wrap(joint_angles(again) - ik[1])).max() < 1e-5
     target_at(again, target, *SPOTS[0])
     assert np.abs(wrap(joint_angles(again) - ik[0])).max() < 1e-5
+
+
+def test_bones_edited_in_edit_mode_are_read_again(previewed) -> None:  # type: ignore[no-untyped-def]
+    rig, target, _chain = previewed
+    rigs.enter_pose_mode(rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    lower = rig.armature.data.edit_bones[rig.lower]
+    lower.tail = lower.head + (lower.tail - lower.head) * 1.25  # the chain is longer now
+    bpy.ops.object.mode_set(mode="POSE")
+    bpy.context.view_layer.update()
+    target_at(rig, target, 1.9, 0.4)  # out of the old reach (1.8), within the new one (2.0)
+    assert tip_miss(rig, rig.lower, target) < 1e-5
