@@ -14,6 +14,13 @@ and the pose it wrote still in place, so it does nothing.
 the handler notices that the pose differs from what it wrote and writes it again. Turning preview off tags
 the armature's animation (``refresh={'TIME'}``) so the keyed pose comes back at the next evaluation.
 
+What a drag update reuses (issue 17): an update that did not re-evaluate the armature (a target, pole or
+space object moved) takes the settings, the rest geometry, the checks, the IK influence and FK keys
+(``fk_blend.preview_key``) and the pose as they were at the last update that did; anything on the armature (a
+setting, a key, a bone, Edit Mode, a frame change) re-reads them, and undo or a file load clears the cache. At
+influence 1 the FK blend is skipped (it would return the solve itself); an armature without animation data
+reads the influence from its property, without F-curve sampling.
+
 The same cache feeds the overlay and the panel (solution, error, flags, sensitivity of the current state):
 the active chain of the active armature is solved (not posed) while its overlay is on, so drawing never
 solves.
@@ -77,6 +84,7 @@ class ChainPreview:
 
     @property
     def elbow_world(self) -> np.ndarray:
+        """(3,): the elbow in world space, for the overlay."""
         return self._overlay_frame()[1]
 
     @property
@@ -100,6 +108,7 @@ def preview_of(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
 
 
 def clear_cache() -> None:
+    """Forget every chain's preview (undo, file load, unregistering)."""
     _cache.clear()
     _posed_armatures.clear()
 
@@ -269,17 +278,24 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
 
 
 def _blend_key(rig: ChainRig, frame: float) -> bytes:
-    """:func:`fk_blend.preview_key`, without its F-curve reads when the armature has no animation at all (no
-    keys, no drivers): the influence is then the property, and at 1 the key is :data:`_FULL_IK`."""
+    """:func:`fk_blend.preview_key`, without its F-curve reads when the armature has no animation at all.
+
+    With no keys and no drivers the influence is the property; at 1 the key is :data:`_FULL_IK` and the blend
+    is skipped. Anything else (a curve or a driver on the influence, an influence below 1) takes
+    ``preview_key``, which also refuses a driven influence.
+    """
     if rig.armature.animation_data is None and rig.chain.ik_influence == 1.0:
         return _FULL_IK
     return fk_blend.preview_key(rig, frame)
 
 
 def _give_back(entry: ChainPreview, chain: bpy.types.PropertyGroup) -> None:
-    """The strategy changed away from Stretch or Move Root: set the scale or location the preview wrote back to
-    rest (as a re-bake removes those keys), or the chain would refuse its own scale or read its own offset as the
-    user's. A value changed since by someone else is left alone."""
+    """Set the scale or location the preview wrote back to rest when the strategy changed away from them.
+
+    When the strategy leaves Stretch or Move Root, the value the preview wrote goes back to rest (as a re-bake
+    removes those keys), or the chain would refuse its own scale or read its own offset as the user's. A value
+    changed since by someone else is left alone.
+    """
     rig, written, was = entry.rig, entry.written, entry.posed_with
     if rig is None or written is None or was == chain.limit_strategy or was not in ("STRETCH", "MOVE_ROOT"):
         return
@@ -329,8 +345,14 @@ def _concerns(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, update
 def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set[str] | None = None) -> None:
     """Bring every previewed chain (and the active chain's overlay data) up to date with the current state.
 
-    ``updated``: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
-    among them are skipped (None, as after a frame change: check every chain).
+    What all chains of an armature read alike (its evaluated copy, world and parent matrices) is read once per
+    armature (:class:`live_solve.ArmatureReads`), and only when one of its chains needs a solve.
+
+    Args:
+        scene: the user's scene.
+        depsgraph: its evaluated state.
+        updated: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
+            among them are skipped (None, as after a frame change: check every chain).
     """
     active = bpy.context.view_layer.objects.active if bpy.context.view_layer is not None else None
     for armature in scene.objects:
@@ -374,11 +396,13 @@ def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame
 
 @persistent
 def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    """``depsgraph_update_post``: re-pose the chains whose inputs this update re-evaluated."""
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=False)
 
 
 @persistent
 def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    """``frame_change_post``: re-pose every chain (keys may have moved anything)."""
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=True)
 
 
@@ -409,8 +433,11 @@ def _remove_ours() -> None:
 
 
 def _refresh_once() -> None:
-    """Enabled in a running Blender, nothing re-evaluates by itself: without this the overlay and the preview
-    stayed away until the next edit (seen in the GUI). Solves the current state once and redraws the viewports."""
+    """Solve the current state once and redraw the viewports, just after the add-on is enabled.
+
+    Enabled in a running Blender, nothing re-evaluates by itself: without this the overlay and the preview
+    stayed away until the next edit (seen in the GUI).
+    """
     context = bpy.context
     if context.scene is None or context.window_manager is None:
         return None
@@ -423,6 +450,7 @@ def _refresh_once() -> None:
 
 
 def register() -> None:
+    """Add the handlers (once, whatever a reload left behind) and the first solve's timer."""
     _remove_ours()
     for list_name, func in _HANDLERS:
         getattr(bpy.app.handlers, list_name).append(func)
@@ -433,6 +461,7 @@ def register() -> None:
 
 
 def unregister() -> None:
+    """Remove the handlers and the timer, and forget the cache."""
     if bpy.app.timers.is_registered(_refresh_once):
         bpy.app.timers.unregister(_refresh_once)
     _remove_ours()

@@ -65,8 +65,11 @@ def _rows(m: Any) -> Rows:
 
 
 class ArmatureReads:
-    """What every chain of one armature reads alike in one update, read once for all of them: the evaluated
-    armature, its world matrix and the pose matrices of the chains' parent bones (one depsgraph state only)."""
+    """What every chain of one armature reads alike in one update, read once for all of them.
+
+    The evaluated armature, its world matrix and the pose matrices of the chains' parent bones, of one
+    depsgraph state: made per update (by ``live_preview.refresh``), never kept.
+    """
 
     def __init__(self, armature: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> None:
         self.evaluated = armature.evaluated_get(depsgraph)
@@ -127,8 +130,11 @@ class FrameSolver:
         self._options: tuple[float, dict[str, Any]] | None = None  # (world scale, the solver's keywords)
 
     def made_for(self, rig: ChainRig) -> bool:
-        """Whether ``rig`` is the rig this was made from (``dataclasses.replace`` keeps its arrays, a new
-        ``read_chain`` makes new ones, and copies the settings anew)."""
+        """Whether ``rig`` is the rig this was made from.
+
+        ``dataclasses.replace`` keeps its arrays and settings; a new ``read_chain`` makes new arrays and copies
+        the settings anew.
+        """
         return rig.lengths is self._source and rig.settings is self._settings
 
     def solve(self, rig: ChainRig, inputs: FrameInputs, *, fps: float, previous: Any) -> ChainSolution:

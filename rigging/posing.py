@@ -46,8 +46,16 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     """Set the channels the chain owns to frame ``index`` of ``sol`` (no keys are inserted).
 
     The rotation is written in each bone's own rotation mode and continues from the bone's current value, so
-    Euler angles do not jump by 360 degrees. Returns the pose as written: each bone's rotation channels, then the
-    upper bone's location and scale (the live preview's record of its own pose, without reading it back).
+    Euler angles do not jump by 360 degrees.
+
+    Args:
+        rig: the chain.
+        sol: its solution.
+        index: the frame of ``sol`` to pose (default the last).
+
+    Returns:
+        The pose as written: each bone's rotation channels, then the upper bone's location and scale (the live
+        preview's record of its own pose, without reading it back).
     """
     pose = rig.armature.pose.bones
     bones = [pose[name] for name in rig.bone_names]
