@@ -354,7 +354,6 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
         updated: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
             among them are skipped (None, as after a frame change: check every chain).
     """
-    active = bpy.context.view_layer.objects.active if bpy.context.view_layer is not None else None
     for armature in scene.objects:
         if armature.type != "ARMATURE":
             continue
@@ -365,7 +364,8 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
             _release(armature)
         if live:
             chains = list(settings.chains)
-        elif settings.show_overlay and armature == active and 0 <= settings.active_chain_index < len(settings.chains):
+        elif settings.show_overlay and armature == _active_object() and \
+                0 <= settings.active_chain_index < len(settings.chains):
             chains = [settings.chains[settings.active_chain_index]]
         else:
             continue
@@ -377,6 +377,12 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
             if shared is None:
                 shared = live_solve.ArmatureReads(armature, depsgraph)
             _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched, shared=shared)
+
+
+def _active_object() -> bpy.types.Object | None:
+    """The active object (asked only for an armature that shows its overlay without live preview)."""
+    view_layer = bpy.context.view_layer
+    return view_layer.objects.active if view_layer is not None else None
 
 
 def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame_changed: bool) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -33,9 +33,12 @@ _VALID = np.ones(1, dtype=bool)  # every solution's ``valid`` (the fast path run
 _VALID.flags.writeable = False
 
 
-@dataclass(frozen=True)
-class FrameInputs:
-    """What one frame's solve reads, as tuples of floats (exact copies of Blender's float32 values)."""
+class FrameInputs(NamedTuple):
+    """What one frame's solve reads, as tuples of floats (exact copies of Blender's float32 values).
+
+    A named tuple: made and compared on every drag update of every chain, which a frozen dataclass's
+    ``__init__`` and ``__eq__`` (field by field in Python) made cost more than reading the values.
+    """
 
     frame: float
     armature: Rows  # armature object world matrix
