@@ -232,14 +232,14 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
             chain_checks.check_chain_inputs(rig)
             reach.check(rig)
-        reads = live_solve.read_inputs(rig, depsgraph, scene.frame_current, shared)
+        frame = float(scene.frame_current)
+        reads = live_solve.read_inputs(rig, depsgraph, frame, shared)
         # The verdict depends on the armature's state (unchanged unless touched) and these two matrices only.
         if reads.parent is not None and (armature_touched or entry.checked != (reads.armature, reads.parent)):
             entry.checked = None
             samples = reads.samples()
-            chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
+            chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([frame]))
             entry.checked = (reads.armature, reads.parent)
-        frame = float(scene.frame_current)
         # Influence and FK keys live on the armature: unless it was touched, they read as they did.
         if armature_touched or entry.blend_at is None or entry.blend_at[0] != frame:
             entry.blend_at = None
@@ -274,7 +274,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             entry.written = posing.apply_frame(rig, entry.solution, 0)
             entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
-        _posed_armatures.add(armature.name)
+        _posed_armatures.add(key[0])
 
 
 def _blend_key(rig: ChainRig, frame: float) -> bytes:
