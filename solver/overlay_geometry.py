@@ -12,11 +12,14 @@ Output conventions, for the draw callback: *segments* are ``(2k, 3)`` arrays of 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .spaces import invert_matrices
 
 FloatArray = NDArray[np.float64]
 
@@ -103,19 +106,36 @@ def offsets_to_world(plane_to_world: ArrayLike, anchor_world: ArrayLike, offsets
 
 
 def world_to_plane(plane_to_world: ArrayLike, points_world: ArrayLike) -> FloatArray:
-    """World points (N, 3) -> shoulder-space (N, 3): (x, y, distance along the normal in plane units)."""
-    inv = np.linalg.inv(np.asarray(plane_to_world, dtype=np.float64))
+    """World points (N, 3) -> shoulder-space (N, 3): (x, y, distance along the normal in plane units).
+
+    The inverse is the closed form of :func:`spaces.invert_matrices`: ``np.linalg.inv`` of one 4x4 cost ~17 ms
+    on a busy machine (LAPACK's threads), more than the rest of the overlay and the drag update together.
+    """
+    inv = invert_matrices(np.asarray(plane_to_world, dtype=np.float64).reshape(1, 4, 4))[0]
     p = np.asarray(points_world, dtype=np.float64).reshape(-1, 3)
     out: FloatArray = p @ inv[:3, :3].T + inv[:3, 3]
     return out
 
 
-def circle_2d(radius: float, segments: int = RING_SEGMENTS, center: ArrayLike = (0.0, 0.0)) -> FloatArray:
-    """Closed polyline (segments + 1, 2): the first point repeated at the end."""
+@functools.lru_cache(maxsize=8)
+def _unit_circle(segments: int) -> FloatArray:
+    """Read-only (segments + 1, 2) unit circle, the first point repeated at the end (shared by every ring)."""
     t = np.linspace(0.0, 2.0 * math.pi, segments + 1)
     t[-1] = 0.0
+    unit = np.stack([np.cos(t), np.sin(t)], axis=1)
+    unit.flags.writeable = False
+    return unit
+
+
+def circle_2d(radius: float, segments: int = RING_SEGMENTS, center: ArrayLike = (0.0, 0.0)) -> FloatArray:
+    """Closed polyline (segments + 1, 2): the first point repeated at the end.
+
+    The unit circle is made once per segment count: the overlay draws six rings per solution, on every drag
+    update of the active chain.
+    """
     c = np.asarray(center, dtype=np.float64)
-    return np.stack([np.cos(t), np.sin(t)], axis=1) * radius + c
+    out: FloatArray = _unit_circle(segments) * radius + c
+    return out
 
 
 def polyline_to_segments(points: ArrayLike) -> FloatArray:
