@@ -69,12 +69,19 @@ class ChainPreview:
     posed_with: str | None = None  # the limit strategy of the last pose write (which channels it owned)
     blend_at: tuple[float, bytes] | None = None  # (frame, fk_blend key) read when the armature was last touched
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
+    # ((rig, base, armature world) it was made from, (plane_to_world, x, y)): a target drag keeps the shoulder
+    # frame, whose (read-only) arrays the fast solve shares between its solutions.
+    _plane: tuple[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
         # Built on first use (the overlay or the panel), not in the handler: only the active chain needs it.
         if self._frame is None:
-            assert self.rig is not None and self.solution is not None
-            self._frame = _overlay_frame(self.rig, self.solution, self.arm_world)
+            rig, sol = self.rig, self.solution
+            assert rig is not None and sol is not None
+            made_from = (rig, sol.base, sol.armature_world)
+            if self._plane is None or any(a is not b for a, b in zip(self._plane[0], made_from, strict=True)):
+                self._plane = (made_from, _plane_frame(rig, sol, self.arm_world))
+            self._frame = _overlay_frame(rig, sol, self._plane[1])
         return self._frame
 
     @property
@@ -166,13 +173,28 @@ def _same_pose(a: tuple[float, ...] | None, b: tuple[float, ...]) -> bool:
     return a is not None and len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= _POSE_TOLERANCE
 
 
-def _overlay_frame(rig: ChainRig, sol: ChainSolution,
-                   arm_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
-    """(plane_to_world, elbow_world, center_2d) of frame 0 of a solution, for the overlay."""
+def _plane_frame(rig: ChainRig, sol: ChainSolution,
+                 arm_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(plane_to_world, x, y) of frame 0 of a solution.
+
+    The shoulder space in world space, and its 2D axes in the upper bone's rest-local axes.
+    """
     x, y = shoulder_local_basis(rig.local_axes[0])
     basis = np.eye(4)
     basis[:3, 0], basis[:3, 1], basis[:3, 2] = x, y, rig.local_axes[0]
-    plane_to_world = arm_world @ sol.base[0] @ basis
+    return arm_world @ sol.base[0] @ basis, x, y
+
+
+def _overlay_frame(rig: ChainRig, sol: ChainSolution, plane: tuple[np.ndarray, np.ndarray, np.ndarray]
+                   ) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """(plane_to_world, elbow_world, center_2d) of frame 0 of a solution, for the overlay.
+
+    Args:
+        rig: the chain.
+        sol: its solution.
+        plane: :func:`_plane_frame` of the solution (the same for every solution of one shoulder frame).
+    """
+    plane_to_world, x, y = plane
     offset = sol.root_offset[0]
     center = (float(offset @ x), float(offset @ y))
     s = float(rig.rest_angles[0] + sol.deltas[0, 0])
