@@ -259,8 +259,8 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         # The verdict depends on the armature's state (unchanged unless touched) and these two matrices only.
         if reads.parent is not None and (armature_touched or entry.checked != (reads.armature, reads.parent)):
             entry.checked = None
-            samples = reads.samples()
-            chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([frame]))
+            arm_samples, parent_samples = reads.parent_samples()
+            chain_checks.check_parent_scale(rig, arm_samples, parent_samples, np.array([frame]))
             entry.checked = (reads.armature, reads.parent)
         # Influence and FK keys live on the armature: unless it was touched, they read as they did.
         if armature_touched or entry.blend_at is None or entry.blend_at[0] != frame:

@@ -47,6 +47,11 @@ class FrameInputs(NamedTuple):
     pole: tuple[float, ...] | None  # pole world location
     upper_location: tuple[float, ...] | None  # the upper bone's own pose location, when the solve reads it
 
+    def parent_samples(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(armature, parent)`` of :meth:`samples` alone (the parent-scale check reads nothing else)."""
+        arm = np.array(self.armature, dtype=np.float64)[None]
+        return arm, None if self.parent is None else arm @ np.array(self.parent, dtype=np.float64)
+
     def samples(self) -> ChainSamples:
         """The same inputs as ``solve_chain`` takes them (one frame)."""
         arm = np.array(self.armature, dtype=np.float64)[None]
