@@ -76,13 +76,29 @@ class ArmatureReads:
     """What every chain of one armature reads alike in one update, read once for all of them.
 
     The evaluated armature, its world matrix and the pose matrices of the chains' parent bones, of one
-    depsgraph state: made per update (by ``live_preview.refresh``), never kept.
+    depsgraph state: made per update (by ``live_preview.refresh``), never kept. Read on first use, inside the
+    first chain's :func:`read_inputs` (whose errors the preview reports per chain).
     """
 
     def __init__(self, armature: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> None:
-        self.evaluated = armature.evaluated_get(depsgraph)
-        self.world = _rows(self.evaluated.matrix_world)
+        self._armature, self._depsgraph = armature, depsgraph
+        self._evaluated: Any = None
+        self._world: Rows | None = None
         self._parents: dict[str, Rows] = {}
+
+    @property
+    def evaluated(self) -> Any:
+        """The evaluated armature object."""
+        if self._evaluated is None:
+            self._evaluated = self._armature.evaluated_get(self._depsgraph)
+        return self._evaluated
+
+    @property
+    def world(self) -> Rows:
+        """The evaluated armature's world matrix."""
+        if self._world is None:
+            self._world = _rows(self.evaluated.matrix_world)
+        return self._world
 
     def parent(self, name: str) -> Rows:
         """The pose matrix (armature space) of bone ``name``."""
