@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import anim_keys
+from .drivers import frame_driver_reason
 
 _TRANSFORM_PATHS = {
     "location": 3,
@@ -156,6 +157,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
         return None
     for fc in ad.drivers:
         bone = anim_keys.bone_of_path(fc.data_path)
+        if fc.data_path in _TRANSFORM_PATHS and frame_driver_reason(fc) is None:
+            continue  # a function of the frame alone: composed like an F-curve (see .drivers)
         # A driver elsewhere (a custom property, a bone that does not move the requested ones) changes nothing
         # sampled here.
         if fc.data_path in _TRANSFORM_PATHS or fc.data_path.startswith("delta_") or (

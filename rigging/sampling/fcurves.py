@@ -19,6 +19,7 @@ import numpy as np
 from ...solver.rotations import rotation_property
 from ...solver.spaces import compose_matrices, invert_matrices
 from .. import anim_keys
+from .drivers import driver_values, frame_driver_reason
 from .eligibility import acting, action_fcurves, live
 
 # Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
@@ -36,6 +37,7 @@ class ChannelSampler:
         self.large: dict[Any, bool] = {}
         self.cache: dict[int, np.ndarray] = {}
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
+        self.drivers: dict[Any, dict[str, list[Any]]] = {}
 
     def live_fcurves(self, obj: Any) -> dict[str, list[Any]]:
         """The F-curves the animation system applies to ``obj``, by data path."""
@@ -46,6 +48,25 @@ class ChannelSampler:
                     by_path.setdefault(fc.data_path, []).append(fc)
             self.fcurves[obj] = by_path
         return self.fcurves[obj]
+
+    def frame_drivers(self, obj: Any) -> dict[str, list[Any]]:
+        """The object's transform drivers that depend on the frame alone (:mod:`.drivers`), by data path;
+        they override the action's curves of the same channels, as in Blender's evaluation."""
+        if obj not in self.drivers:
+            by_path: dict[str, list[Any]] = {}
+            ad = obj.animation_data
+            for fc in ad.drivers if ad is not None else ():
+                if frame_driver_reason(fc) is None:
+                    by_path.setdefault(fc.data_path, []).append(fc)
+            self.drivers[obj] = by_path
+        return self.drivers[obj]
+
+    def driven(self, fcurve: Any) -> np.ndarray:
+        """:func:`.drivers.driver_values` at the sampler's frames, once per driver."""
+        key = fcurve.as_pointer()
+        if key not in self.cache:
+            self.cache[key] = driver_values(fcurve, self.frames)
+        return self.cache[key]
 
     def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         """:meth:`sample`, once per F-curve."""
@@ -156,6 +177,8 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
     ``block``: the frames wanted. ``known`` (F-curve pointer -> values at every frame of the sampler's) stands
     in for reading a curve whose values at those frames are known exactly (a bake's own, just written)."""
     fcurves = sampler.live_fcurves(id_block)
+    # Only object channels take frame drivers (eligibility steps a bone with a driver on the way).
+    drivers = sampler.frame_drivers(id_block) if not prefix else {}
     rot_path, _size = rotation_property(owner.rotation_mode)
     n = len(range(*block.indices(sampler.frames.size)))
     channels = {}
@@ -163,12 +186,16 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
         # A channel without F-curves stays one row: compose_matrices broadcasts it (no per-frame rotation math
         # for a constant rotation).
         live = fcurves.get(prefix + prop, ())
-        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live else 1, 1))
+        driven = drivers.get(prop, ())
+        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live or driven else 1, 1))
         for fc in live:
             if fc.array_index < values.shape[1]:
                 given = None if known is None or len(fc.modifiers) else known.get(fc.as_pointer())
                 values[:, fc.array_index] = (sampler.values(id_block.animation_data, fc) if given is None
                                              else given)[block]
+        for fc in driven:  # after the action's curves: Blender evaluates drivers last
+            if fc.array_index < values.shape[1]:
+                values[:, fc.array_index] = sampler.driven(fc)[block]
         channels[prop] = values
     return channels
 

@@ -1,0 +1,151 @@
+"""Drivers that depend on the frame alone, evaluated without stepping a scene.
+
+A scripted driver whose expression Blender runs with its own simple-expression evaluator (no Python) and that
+has no variables is a function of the frame only. When that expression uses only numbers, ``frame``, ``pi``,
+``+ - * /`` (division by a non-zero number), ``sin``, ``cos``, ``abs``, ``floor`` and ``ceil``, and its F-curve
+maps the driver's value unchanged (no keys; no modifier, or the identity Generator ``driver_add`` creates) or
+through keys alone (the 0-1 curve ``driver_add`` gives a property that already has an action), this module
+evaluates it exactly as Blender does: the same double-precision operations in the same order (Python's
+floats and ``math`` functions call the same C library in this process), rounded to float32 as Blender stores
+the driver's value. Anything else (variables, Python expressions, other functions, a curve that remaps the
+value with modifiers) is left to a stepped scene: :func:`frame_driver_reason` says why.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+# Blender's frame range (MAXFRAME): a bound on ``frame`` in the proof that every value stays finite.
+MAX_FRAME = 1_048_574.0
+# Values above this bound could overflow float32 (or double on the way): such a driver is stepped instead.
+VALUE_BOUND = 1e30
+
+# Every function returns a float, so every operation is a double one as in C (Python's int arithmetic is exact).
+_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "sin": math.sin, "cos": math.cos, "abs": math.fabs,
+    "floor": lambda x: float(math.floor(x)), "ceil": lambda x: float(math.ceil(x)),
+}
+
+
+def _bound(node: ast.AST) -> float | None:
+    """An upper bound of ``|node|`` over every frame in Blender's range, or None when the node is not in the
+    supported subset (or could divide by zero)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return None
+        return abs(float(value))
+    if isinstance(node, ast.Name):
+        return {"frame": MAX_FRAME, "pi": math.pi}.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd | ast.USub):
+        return _bound(node.operand)
+    if isinstance(node, ast.BinOp):
+        left = _bound(node.left)
+        if isinstance(node.op, ast.Div):
+            divisor = _bound(node.right) if isinstance(node.right, ast.Constant) else None
+            return None if left is None or not divisor else left / divisor
+        right = _bound(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add | ast.Sub):
+            return left + right
+        return left * right if isinstance(node.op, ast.Mult) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS:
+        if len(node.args) != 1 or node.keywords:
+            return None
+        inner = _bound(node.args[0])
+        if inner is None:
+            return None
+        return 1.0 if node.func.id in ("sin", "cos") else inner + 1.0
+    return None
+
+
+def _mapping_reason(fcurve: Any) -> str | None:
+    """Why the driver's F-curve does not map the driver's value in a way :func:`driver_values` reproduces:
+    unchanged (no keys; no modifier or the identity Generator) or through its keys alone (no modifiers, read
+    with ``FCurve.evaluate``, the function Blender's driver evaluation calls). None when it does."""
+    if len(fcurve.keyframe_points):
+        return "its F-curve has keys and modifiers" if len(fcurve.modifiers) else None
+    if len(fcurve.sampled_points):
+        return "its F-curve has baked samples"
+    for mod in fcurve.modifiers:
+        if not (mod.type == "GENERATOR" and mod.mode == "POLYNOMIAL" and mod.poly_order == 1
+                and tuple(mod.coefficients) == (0.0, 1.0) and not mod.use_additive
+                and not mod.use_restricted_range and not mod.use_influence):
+            return "its F-curve has modifiers"
+    return None
+
+
+def frame_driver_reason(fcurve: Any) -> str | None:
+    """Why this driver F-curve cannot be evaluated by :func:`driver_values`, or None when it can.
+
+    Args:
+        fcurve: an F-curve of ``animation_data.drivers``.
+
+    Returns:
+        None when the driver is a function of the frame alone in the supported subset (see the module
+        docstring), else a short reason.
+    """
+    driver = fcurve.driver
+    if fcurve.mute or not fcurve.is_valid or not driver.is_valid:
+        return "is muted or invalid"
+    if driver.type != "SCRIPTED" or driver.use_self or len(driver.variables):
+        return "reads variables"
+    if not driver.is_simple_expression:
+        return "runs a Python expression"
+    try:
+        tree = ast.parse(driver.expression.strip(), mode="eval")
+    except SyntaxError:
+        return "runs a Python expression"
+    bound = _bound(tree.body)
+    if bound is None or bound > VALUE_BOUND:
+        return "uses functions the sampler does not evaluate"
+    return _mapping_reason(fcurve)
+
+
+def driver_values(fcurve: Any, frames: np.ndarray) -> np.ndarray:
+    """The value Blender gives the driven property at each frame (float32), NaN at non-finite frames.
+
+    Args:
+        fcurve: a driver F-curve :func:`frame_driver_reason` accepts.
+        frames: scene frames (subframes allowed), float64.
+
+    Returns:
+        ``(len(frames),)`` float32.
+    """
+    function = _compile(fcurve.driver.expression)
+    out = np.full(frames.shape, np.nan, dtype=np.float32)
+    finite = np.isfinite(frames)
+    # Blender hands the driver its frame as a float (frame + subframe, each float32) widened to double.
+    whole = np.floor(frames[finite])
+    times = (whole.astype(np.float32) + (frames[finite] - whole).astype(np.float32)).astype(np.float64)
+    unique, inverse = np.unique(times, return_inverse=True)
+    values = np.asarray([function(t) for t in unique.tolist()], dtype=np.float64).astype(np.float32)
+    if len(fcurve.keyframe_points):
+        # The driver's (float32) value is the time its curve is read at.
+        values = np.asarray([fcurve.evaluate(v) for v in values.tolist()], dtype=np.float32)
+    out[finite] = values[inverse.reshape(-1)]
+    return out
+
+
+class _Floats(ast.NodeTransformer):
+    """Numbers as floats: ``2 * frame`` multiplies doubles, as Blender's evaluator does."""
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.copy_location(ast.Constant(float(node.value)), node)
+
+
+def _compile(expression: str) -> Callable[[float], float]:
+    """A Python function of ``frame`` for an expression :func:`frame_driver_reason` accepted."""
+    body = _Floats().visit(ast.parse(expression.strip(), mode="eval").body)
+    args = ast.arguments(posonlyargs=[], args=[ast.arg("frame")], kwonlyargs=[], kw_defaults=[], defaults=[])
+    tree = ast.fix_missing_locations(ast.Expression(ast.Lambda(args=args, body=body)))
+    # Only the names of the checked subset are reachable: no builtins.
+    names: dict[str, Any] = {"__builtins__": {}, "pi": math.pi, **_FUNCTIONS}
+    function: Callable[[float], float] = eval(compile(tree, "<driver>", "eval"), names)
+    return function
