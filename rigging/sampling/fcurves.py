@@ -9,6 +9,7 @@ with ``convert_to_samples``; anything unanimated is one row. Exact for what
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Generator, Sequence
 from typing import Any
@@ -140,16 +141,22 @@ def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
     """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
     no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
     the curve is anything else."""
-    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or len(fcurve.keyframe_points) == 0:
+    count = len(fcurve.keyframe_points)
+    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or count == 0:
         return None
+    if count > 1:
+        # The interpolations first (one int per key): a Bezier curve, the common case, is rejected without
+        # reading its keys' coordinates.
+        interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
+        linear, constant = _interpolation_ids()
+        held = interpolation == constant
+        if not (held | (interpolation == linear)).all():
+            return None
     co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
     x, y = co[:, 0], co[:, 1]
-    if len(x) == 1:
+    if count == 1:
         return np.full(frames.shape, y[0])
-    interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
-    linear, constant = _interpolation_ids()
-    held = interpolation == constant
-    if not (held | (interpolation == linear)).all() or not (np.diff(x) > 0).all():
+    if not (np.diff(x) > 0).all():
         return None
     values = np.interp(frames, x, y)
     if held.any():
@@ -163,8 +170,10 @@ def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
     return values.astype(np.float32).astype(np.float64)
 
 
+@functools.cache
 def _interpolation_ids() -> tuple[int, int]:
-    """RNA values of the LINEAR and CONSTANT key interpolations."""
+    """RNA values of the LINEAR and CONSTANT key interpolations (looked up once: an RNA enum walk per curve
+    cost more than reading a short curve's keys)."""
     items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
     return int(items["LINEAR"].value), int(items["CONSTANT"].value)
 
