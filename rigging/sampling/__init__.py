@@ -2,8 +2,9 @@
 
 Modules, one concept each: :mod:`.eligibility` (which objects and bones may be composed from F-curves, and
 why not), :mod:`.fcurves` (composing them), :mod:`.drivers` (object transform drivers of the frame alone,
-evaluated like Blender's simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene stepped frame by
-frame), :mod:`.dispatch` (requests and the strategy chosen for each). Every public name is re-exported here.
+evaluated like Blender's simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene
+stepped frame by frame), :mod:`.dispatch` (requests and the strategy chosen for each, and which objects of a
+stepped request really need stepping). Every public name is re-exported here.
 
 Public API:
 

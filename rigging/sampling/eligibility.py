@@ -104,8 +104,9 @@ def _pose_reason(obj: Any, relevant: set[str]) -> str | None:
 _CHILD_OF_CHANNELS = tuple(f"use_{kind}_{axis}" for kind in ("location", "rotation", "scale") for axis in "xyz")
 
 
-def _child_of_reason(con: Any, seen: frozenset[str]) -> str | None:
-    """Why an object constraint is not a plain Child Of that is composed as ``target @ inverse @ own``."""
+def _child_of_reason(con: Any, seen: frozenset[str], given: frozenset[str] = frozenset()) -> str | None:
+    """Why an object constraint is not a plain Child Of that is composed as ``target @ inverse @ own``
+    (``given``: see :func:`fcurve_only_reason`)."""
     if con.type != "CHILD_OF":
         return "has constraints"
     if (con.influence != 1.0 or not all(getattr(con, c) for c in _CHILD_OF_CHANNELS) or con.set_inverse_pending
@@ -118,13 +119,21 @@ def _child_of_reason(con: Any, seen: frozenset[str]) -> str | None:
         return f'its Child Of "{con.name}" follows a vertex group'
     if target.name in seen:
         return f'its Child Of "{con.name}" closes a dependency cycle'
-    reason = fcurve_only_reason(target, [con.subtarget] if con.subtarget else [], _seen=seen)
+    if target.name in given and not con.subtarget:
+        return None
+    reason = fcurve_only_reason(target, [con.subtarget] if con.subtarget else [], _seen=seen, given=given)
     return None if reason is None else f'its Child Of target "{target.name}" {reason}'
 
 
-def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset()) -> str | None:
-    """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
-    if obj.parent is not None:
+def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset(),
+                       given: frozenset[str] = frozenset()) -> str | None:
+    """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can.
+
+    Args:
+        given: names of objects whose world matrices are supplied (stepped): an object parent (parent type
+            OBJECT) or a Child Of target (no subtarget) among them is taken as it is, not examined.
+    """
+    if obj.parent is not None and not (obj.parent_type == "OBJECT" and obj.parent.name in given):
         # Object and bone parents are composed from their own F-curves (world = parent @ parent_inverse @ basis).
         if obj.parent_type not in ("OBJECT", "BONE"):
             return f"is parented to a {obj.parent_type.lower()}"
@@ -135,11 +144,11 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
             if bone.use_relative_parent:
                 return "uses relative bone parenting"
         reason = fcurve_only_reason(obj.parent, [obj.parent_bone] if obj.parent_type == "BONE" else [],
-                                    _seen=_seen | {obj.name})
+                                    _seen=_seen | {obj.name}, given=given)
         if reason is not None:
             return f'its parent "{obj.parent.name}" {reason}'
     for con in acting(obj.constraints):
-        reason = _child_of_reason(con, _seen | {obj.name})
+        reason = _child_of_reason(con, _seen | {obj.name}, given)
         if reason is not None:
             return reason
     if getattr(obj, "rigid_body", None) is not None:
@@ -186,6 +195,16 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
             continue  # the add-on's own settings (a keyed IK influence) move nothing by themselves
         return f"animates {path}"
     return None
+
+
+def inputs(obj: Any) -> list[Any]:
+    """The objects ``obj``'s world matrix is composed from that :func:`fcurve_only_reason` can take as given:
+    its object parent (parent type OBJECT) and the targets of its acting Child Of constraints without a
+    subtarget."""
+    out = [obj.parent] if obj.parent is not None and obj.parent_type == "OBJECT" else []
+    out += [con.target for con in acting(obj.constraints)
+            if con.type == "CHILD_OF" and con.target is not None and not con.subtarget]
+    return list(dict.fromkeys(out))
 
 
 def simulated(obj: Any) -> bool:

@@ -220,12 +220,17 @@ def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, 
 class Composer:
     """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
     when that is exact), over the frames ``block`` of the sampler's. Each object's and bone's matrices are
-    computed once; unanimated ones are one row."""
+    computed once; unanimated ones are one row.
 
-    def __init__(self, sampler: ChannelSampler, block: slice) -> None:
+    Args:
+        given: world matrices ``(len(sampler.frames), 4, 4)`` of objects stepped in a scene, used as they are
+            (the parents and Child Of targets ``fcurve_only_reason(..., given=...)`` took as given).
+    """
+
+    def __init__(self, sampler: ChannelSampler, block: slice, given: dict[Any, np.ndarray] | None = None) -> None:
         self.sampler = sampler
         self.block = block
-        self.world: dict[Any, np.ndarray] = {}
+        self.world: dict[Any, np.ndarray] = {obj: m[block] for obj, m in (given or {}).items()}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
 
     def object_world(self, obj: Any) -> np.ndarray:
@@ -276,13 +281,15 @@ COMPOSE_BLOCK = 8192
 
 
 def sample_fcurves(
-    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int],
+    given: dict[Any, np.ndarray] | None = None,
 ) -> None:
+    """Compose ``requests`` from F-curves into ``out[idx]`` (``given``: see :class:`Composer`)."""
     sampler = ChannelSampler(frames)
     try:
         for first in range(0, frames.size, COMPOSE_BLOCK):
             block = slice(first, first + COMPOSE_BLOCK)
-            composer = Composer(sampler, block)
+            composer = Composer(sampler, block, given)
             for (obj, bone, kind), i in zip(requests, idx, strict=True):
                 compose_request(composer, obj, bone, kind, out[i, block])
     finally:

@@ -133,7 +133,38 @@ def test_other_drivers_are_stepped(scene: bpy.types.Scene, case: str) -> None:
         fc.mute = True
     assert drivers.frame_driver_reason(fc) is not None
     assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
-    assert set(sampling.stepped_objects(bpy.context, [(carrier, None), (child, None)])) == {"carrier", "child"}
+    # Only the carrier needs Blender: its child is composed from its own curves over the stepped carrier.
+    assert set(sampling.stepped_objects(bpy.context, [(carrier, None), (child, None)])) == {"carrier"}
     # (A muted driver's channel holds a value the two scenes need not share; a Python driver reads anything.)
     if case not in ("mute", "python"):
         check_sampling(scene, [(carrier, None), (child, None)], ("AUTO",))
+
+
+def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> None:
+    """Objects whose only fault is a stepped parent or Child Of target are composed over its stepped matrices:
+    a chain of parents, a Child Of follower, and what must stay stepped (its own constraint, a bone parent)."""
+    carrier, child, follower = build_driven(keyed=False)
+    source = empty("source")
+    key(source, "location", 1, (0.0, 0.0, 0.0))
+    key(source, "location", 40, (9.0, 0.0, 0.0))
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    var = fc.driver.variables.new()  # a variable: the carrier must be stepped
+    var.targets[0].id = source
+    var.targets[0].data_path = "location[0]"
+    fc.driver.expression = f"{var.name} * 0.2 + frame * 0.01"
+    grandchild = empty("grandchild")
+    grandchild.parent = child
+    grandchild.rotation_mode = "QUATERNION"
+    key(grandchild, "rotation_quaternion", 1, (1.0, 0.0, 0.0, 0.0))
+    key(grandchild, "rotation_quaternion", 40, (0.6, 0.0, 0.8, 0.0))
+    child.matrix_parent_inverse[0][3] = 0.5  # a parent inverse on the way
+    tracked = empty("tracked")
+    tracked.parent = carrier
+    tracked.constraints.new("DAMPED_TRACK").target = source  # its own constraint: stepped
+    requests = [(grandchild, None), (follower, None), (tracked, None), (child, None)]
+    stepped, composed = sampling.dispatch.stepping_plan([(obj, None, "WORLD") for obj, _b in requests])
+    assert [o.name for o in stepped] == ["carrier", "tracked"]
+    assert [o.name for o in composed] == ["grandchild", "child", "follower"]
+    assert sampling.stepped_objects(bpy.context, requests) == {
+        "tracked": 'its parent "carrier" has a driver on rotation_euler', "carrier": "has a driver on rotation_euler"}
+    check_sampling(scene, requests, ("AUTO", "SCENE"))
