@@ -16,6 +16,11 @@ METHODS = ("AUTO", "FCURVES", "SCENE", "USER")
 
 
 def parse_requests(requests: Sequence[Sequence[Any]]) -> list[tuple[Any, str | None, str]]:
+    """Requests as ``(obj, bone or None, kind)`` triples, checked.
+
+    Raises:
+        ValueError: an unknown kind, an ``ARMATURE`` request without a bone, or a bone the object lacks.
+    """
     parsed = []
     for req in requests:
         obj, bone = req[0], req[1]
@@ -33,7 +38,11 @@ def parse_requests(requests: Sequence[Sequence[Any]]) -> list[tuple[Any, str | N
 def sample_world_matrices(
     context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *, method: str = "AUTO"
 ) -> np.ndarray:
-    """Matrices ``(len(requests), N, 4, 4)`` of each request at each frame (see the module docstring)."""
+    """Matrices ``(len(requests), N, 4, 4)`` of each request at each frame (see the module docstring).
+
+    Raises:
+        ValueError: a bad request or method, or ``FCURVES`` for a request that is not composable.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
@@ -113,7 +122,12 @@ def _sample_slow(context: Any, parsed: list[tuple[Any, str | None, str]], slow_i
 def choose(
     context: Any, parsed: list[tuple[Any, str | None, str]], method: str
 ) -> tuple[set[Any], set[Any], dict[Any, str]]:
-    """(objects composed from F-curves, objects stepped in the user's scene, why each other one is stepped)."""
+    """Choose a strategy for each requested object.
+
+    Returns:
+        (objects composed from F-curves, objects stepped in the user's scene, {every other object: why it is
+        not composed from F-curves alone}).
+    """
     bones_of: dict[Any, set[str]] = {}
     for obj, bone, _kind in parsed:
         bones_of.setdefault(obj, set())
@@ -140,9 +154,13 @@ def choose(
 
 
 def stepped_objects(context: Any, requests: Sequence[Sequence[Any]]) -> dict[str, str]:
-    """Objects :func:`sample_world_matrices` (``AUTO``) would step a scene for, by name, with the reason they are
-    not composed from F-curves; empty when everything is read from F-curves. An object composed over a stepped
-    parent or Child Of target (:func:`stepping_plan`) is not listed; that input is, with its own reason."""
+    """The objects :func:`sample_world_matrices` (``AUTO``) would step a scene for, with their reasons.
+
+    Returns:
+        {object name: why it is not composed from F-curves}; empty when everything is read from F-curves. An
+        object composed over a stepped parent or Child Of target (:func:`stepping_plan`) is not listed; that
+        input is, with its own reason.
+    """
     parsed = parse_requests(requests)
     _fast, _user, reasons = choose(context, parsed, "AUTO")
     stepped, _composed = stepping_plan([req for req in parsed if req[0] in reasons])
@@ -153,10 +171,15 @@ def iter_world_matrices(
     context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *,
     block: int = COMPOSE_BLOCK,
 ) -> Generator[tuple[slice, np.ndarray], None, None]:
-    """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames: yields ``(rows, matrices)``,
-    ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``. F-curves are sampled once for all the
-    blocks, so a long range costs what one call costs while only one block of matrices is held at a time;
-    stepped requests are stepped block by block. Consume it to the end (or close it) so copies are removed."""
+    """:func:`sample_world_matrices` (``AUTO``) in blocks of ``block`` frames.
+
+    F-curves are sampled once for all the blocks, so a long range costs what one call costs while only one
+    block of matrices is held at a time; stepped requests are stepped block by block. Consume it to the end (or
+    close it) so copies are removed.
+
+    Returns:
+        A generator of ``(rows, matrices)``, ``matrices`` of shape ``(len(requests), len(frames[rows]), 4, 4)``.
+    """
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     parsed = parse_requests(requests)
     fast, _user, _reasons = choose(context, parsed, "AUTO")

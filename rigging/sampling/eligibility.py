@@ -68,6 +68,7 @@ def _identity_deltas(obj: Any) -> bool:
 
 
 def acting(constraints: Any) -> list[Any]:
+    """The constraints that are not muted."""
     return [con for con in constraints if not con.mute]
 
 

@@ -90,6 +90,11 @@ class ChannelSampler:
         return found
 
     def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        """``fcurve`` at the sampler's frames, float64 ``(N,)`` of float32 values.
+
+        Subframes are read with ``FCurve.evaluate`` per frame; integer frames straight from linear or constant
+        keys, else from a copy's ``convert_to_samples`` (modifiers and extrapolation included).
+        """
         if not self.integral:
             return np.array(
                 [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
@@ -129,6 +134,7 @@ class ChannelSampler:
         return copy
 
     def close(self) -> None:
+        """Remove the action copies and the scratch action."""
         for copy in self.copies.values():
             bpy.data.actions.remove(copy)
         self.copies.clear()
@@ -138,9 +144,11 @@ class ChannelSampler:
 
 
 def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
-    """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
-    no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
-    the curve is anything else."""
+    """``fcurve`` at integer ``frames`` straight from its keys, or None when it is not a linear/constant curve.
+
+    Applies when every segment is linear or constant, the curve has no modifiers and constant extrapolation (a
+    bake's own curves): no copy, no Blender call per frame.
+    """
     count = len(fcurve.keyframe_points)
     if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or count == 0:
         return None
@@ -180,11 +188,20 @@ def _interpolation_ids() -> tuple[int, int]:
 
 def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str,
                     known: dict[int, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """``location``, the rotation property of its mode and ``scale`` of an object or pose bone ``owner`` of
-    ``id_block`` (each (N, k), or (1, k) when nothing of it is animated) from the object's F-curves, current
-    values elsewhere; ``prefix`` is the owner's data path prefix (``""`` or ``'pose.bones["name"].'``);
-    ``block``: the frames wanted. ``known`` (F-curve pointer -> values at every frame of the sampler's) stands
-    in for reading a curve whose values at those frames are known exactly (a bake's own, just written)."""
+    """The transform channels of an object or pose bone ``owner`` of ``id_block`` over ``block``.
+
+    Read from the object's F-curves (and an object's frame-only drivers, which override them), current values
+    elsewhere.
+
+    Args:
+        block: the frames wanted, a slice of the sampler's.
+        prefix: the owner's data path prefix (``""`` or ``'pose.bones["name"].'``).
+        known: F-curve pointer -> values at every frame of the sampler's, standing in for reading a curve whose
+            values at those frames are known exactly (a bake's own, just written).
+
+    Returns:
+        ``{"location", rotation property of its mode, "scale": (N, k), or (1, k) when nothing of it moves}``.
+    """
     fcurves = sampler.live_fcurves(id_block)
     # Only object channels take frame drivers (eligibility steps a bone with a driver on the way).
     drivers = sampler.frame_drivers(id_block) if not prefix else {}
@@ -210,8 +227,7 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
 
 
 def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
-    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
-    animated), see :func:`_channel_values`."""
+    """``matrix_basis`` of an object or pose bone ``owner``: (N, 4, 4), or (1, 4, 4) when nothing moves."""
     mode = owner.rotation_mode
     channels = _channel_values(sampler, block, id_block, owner, prefix)
     return compose_matrices(channels["location"], channels[rotation_property(mode)[0]], channels["scale"], mode)
@@ -297,8 +313,10 @@ def sample_fcurves(
 
 
 def compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: np.ndarray) -> None:
-    """Write one request's matrices for the composer's block into ``out``: the object's world matrix, a pose
-    bone's armature-space matrix (``ARMATURE``) or its world matrix."""
+    """Write one request's matrices for the composer's block into ``out``.
+
+    That is the object's world matrix, a pose bone's armature-space matrix (``ARMATURE``) or its world matrix.
+    """
     if bone is None:
         out[...] = composer.object_world(obj)
     elif kind == "ARMATURE":
@@ -310,9 +328,14 @@ def compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: n
 def iter_pose_bases(
     obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
 ) -> Generator[tuple[slice, dict[str, np.ndarray]], None, None]:
-    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves (current values where unanimated),
-    in blocks of frames: yields ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``. Exact for what
-    :func:`fcurve_only_reason` lets through. Consume it to the end (or close it) so copies are removed."""
+    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves, in blocks of frames.
+
+    Current values where unanimated; exact for what :func:`fcurve_only_reason` lets through. Consume it to the
+    end (or close it) so copies are removed.
+
+    Returns:
+        A generator of ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``.
+    """
     with contextlib.closing(iter_pose_channels(obj, bones, frames, block=block)) as blocks:
         for rows, channels in blocks:
             yield rows, {name: compose_matrices(ch["location"], ch[rotation_property(mode)[0]], ch["scale"], mode)
@@ -323,9 +346,16 @@ def iter_pose_channels(
     obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
     known: dict[int, np.ndarray] | None = None,
 ) -> Generator[tuple[slice, dict[str, tuple[str, dict[str, np.ndarray]]]], None, None]:
-    """The channels behind :func:`iter_pose_bases`: yields ``(rows, {bone: (rotation_mode, {"location",
-    rotation property, "scale": (len(frames[rows]) or 1, k)})})``. ``known``: F-curve pointer -> float32
-    values at every one of ``frames``, used instead of reading that curve (when it has no modifiers)."""
+    """The channels behind :func:`iter_pose_bases`, in blocks of frames.
+
+    Args:
+        known: F-curve pointer -> float32 values at every one of ``frames``, used instead of reading that curve
+            (when it has no modifiers).
+
+    Returns:
+        A generator of ``(rows, {bone: (rotation_mode, {"location", rotation property, "scale":
+        (len(frames[rows]) or 1, k)})})``.
+    """
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = ChannelSampler(frames_arr)
     prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
@@ -348,8 +378,12 @@ EVALUATE_FRAMES = 16
 
 def sample_channels(id_block: Any, channels: Sequence[tuple[str, int]],
                     frames: Sequence[float] | np.ndarray) -> list[np.ndarray | None]:
-    """Each ``(data_path, index)`` of ``id_block`` at ``frames`` (its action's time) from the F-curve the
-    animation system applies, ``(N,)`` float64 (float32 precision, as Blender evaluates); None where none does."""
+    """Each ``(data_path, index)`` channel of ``id_block`` at ``frames`` (its action's time).
+
+    Returns:
+        Per channel, its values from the F-curve the animation system applies, ``(N,)`` float64 (float32
+        precision, as Blender evaluates); None where no curve does.
+    """
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = ChannelSampler(frames_arr)
     try:
