@@ -129,7 +129,7 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
     to an Empty with keyed rotation through a Child Of constraint and keys only its distance (the bake composes
     the constraint from F-curves); ``DRIVEN`` is the same with the Empty turned by a driver of the frame alone
     (a simple expression the sampler evaluates as Blender does, composed too); ``DRIVEN_VAR`` the same driver
-    plus a variable reading a keyed Empty's location, which only Blender evaluates, so the bake steps the
+    plus a variable reading a keyed Empty's world location, which only Blender evaluates, so the bake steps the
     carrier in a temporary scene and composes the target over it; ``BODY_BONE`` parents it to the rig's
     animated "body" bone, which also carries the arm, and keys its location there (composed from F-curves).
     ``ik_constraint``: Blender's IK on the lower bone (the baseline's rig). The scene's frame range is set to
@@ -161,13 +161,14 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
             driver.expression = "0.5 - 0.6 * sin(0.0071 * frame + 0.3)"
             if drive == "DRIVEN_VAR":
                 # A variable whose value stays 0 (a keyed Empty at the origin): the same motion, but the driver
-                # reads another object, which only Blender evaluates.
+                # reads another object's world transform, which only Blender evaluates.
                 source = bpy.data.objects.new("source", None)
                 scene.collection.objects.link(source)
                 key_channel(source, "location", 0, key_frames[[0, -1]], np.zeros(2))
                 var = driver.variables.new()
+                var.type = "TRANSFORMS"  # its world location: Blender's evaluation
                 var.targets[0].id = source
-                var.targets[0].data_path = "location[0]"
+                var.targets[0].transform_type = "LOC_X"
                 driver.expression += f" + {var.name}"
         key_channel(target, "location", 0, key_frames, radius)
     elif drive == "BODY_BONE":

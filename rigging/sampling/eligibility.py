@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import anim_keys
-from .drivers import frame_driver_reason
+from .drivers import frame_driver_reason, variable_channel
 
 _TRANSFORM_PATHS = {
     "location": 3,
@@ -126,6 +126,28 @@ def _child_of_reason(con: Any, seen: frozenset[str], given: frozenset[str] = fro
     return None if reason is None else f'its Child Of target "{target.name}" {reason}'
 
 
+def _evaluable_driver(fcurve: Any, obj: Any, seen: frozenset[str]) -> bool:
+    """Whether :mod:`.drivers` evaluates this transform driver of ``obj`` exactly: its expression is in the
+    supported subset and every variable reads a channel that is a plain F-curve (or constant) of an object
+    that is itself composable (no cycle back)."""
+    if frame_driver_reason(fcurve, obj) is not None:
+        return False
+    for var in fcurve.driver.variables:
+        channel = variable_channel(var, obj)
+        if channel is None:
+            return False
+        target, path, _index = channel
+        if target.name in seen or target.name == obj.name:
+            return False
+        if fcurve_only_reason(target, _seen=seen | {obj.name}) is not None:
+            return False
+        ad = target.animation_data
+        # A custom property's own driver is not examined by fcurve_only_reason: refuse it here.
+        if path.startswith("[") and ad is not None and any(d.data_path == path for d in ad.drivers):
+            return False
+    return True
+
+
 def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset(),
                        given: frozenset[str] = frozenset()) -> str | None:
     """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can.
@@ -168,8 +190,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
         return None
     for fc in ad.drivers:
         bone = anim_keys.bone_of_path(fc.data_path)
-        if fc.data_path in _TRANSFORM_PATHS and frame_driver_reason(fc) is None:
-            continue  # a function of the frame alone: composed like an F-curve (see .drivers)
+        if fc.data_path in _TRANSFORM_PATHS and _evaluable_driver(fc, obj, _seen):
+            continue  # a function of the frame and of F-curve channels: composed like an F-curve (see .drivers)
         # A driver elsewhere (a custom property, a bone that does not move the requested ones) changes nothing
         # sampled here.
         if fc.data_path in _TRANSFORM_PATHS or fc.data_path.startswith("delta_") or (

@@ -20,7 +20,7 @@ import numpy as np
 from ...solver.rotations import rotation_property
 from ...solver.spaces import compose_matrices, invert_matrices
 from .. import anim_keys
-from .drivers import driver_values, frame_driver_reason
+from .drivers import driver_values, frame_driver_reason, variable_channel
 from .eligibility import acting, action_fcurves, live
 
 # Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
@@ -57,17 +57,34 @@ class ChannelSampler:
             by_path: dict[str, list[Any]] = {}
             ad = obj.animation_data
             for fc in ad.drivers if ad is not None else ():
-                if frame_driver_reason(fc) is None:
+                if frame_driver_reason(fc, obj) is None:
                     by_path.setdefault(fc.data_path, []).append(fc)
             self.drivers[obj] = by_path
         return self.drivers[obj]
 
-    def driven(self, fcurve: Any) -> np.ndarray:
-        """:func:`.drivers.driver_values` at the sampler's frames, once per driver."""
+    def driven(self, fcurve: Any, owner: Any) -> np.ndarray:
+        """:func:`.drivers.driver_values` of a driver of ``owner`` at the sampler's frames, once per driver."""
         key = fcurve.as_pointer()
         if key not in self.cache:
-            self.cache[key] = driver_values(fcurve, self.frames)
+            variables = {}
+            for var in fcurve.driver.variables:
+                channel = variable_channel(var, owner)
+                assert channel is not None  # eligibility let only readable variables through
+                variables[var.name] = self.channel(*channel)
+            self.cache[key] = driver_values(fcurve, self.frames, variables)
         return self.cache[key]
+
+    def channel(self, obj: Any, path: str, index: int) -> np.ndarray:
+        """What property ``path[index]`` of ``obj`` holds at the sampler's frames, (N,) float32: its frame
+        driver's value, else its F-curve's, else its current value."""
+        for fc in self.frame_drivers(obj).get(path, ()):
+            if fc.array_index == index:
+                return self.driven(fc, obj)
+        for fc in self.live_fcurves(obj).get(path, ()):
+            if fc.array_index == index:
+                return self.values(obj.animation_data, fc)
+        value = obj[path[2:-2]] if path.startswith("[") else getattr(obj, path)[index]
+        return np.full(self.frames.shape, value, dtype=np.float32)
 
     def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         """:meth:`sample`, once per F-curve."""
@@ -221,7 +238,7 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
                                              else given)[block]
         for fc in driven:  # after the action's curves: Blender evaluates drivers last
             if fc.array_index < values.shape[1]:
-                values[:, fc.array_index] = sampler.driven(fc)[block]
+                values[:, fc.array_index] = sampler.driven(fc, id_block)[block]
         channels[prop] = values
     return channels
 

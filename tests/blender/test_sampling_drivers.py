@@ -112,8 +112,9 @@ def test_other_drivers_are_stepped(scene: bpy.types.Scene, case: str) -> None:
         key(source, "location", 1, (0.0, 0.0, 0.0))
         key(source, "location", 40, (9.0, 0.0, 0.0))
         var = driver.variables.new()
+        var.type = "TRANSFORMS"  # a world-space transform: only Blender evaluates it
         var.targets[0].id = source
-        var.targets[0].data_path = "location[0]"
+        var.targets[0].transform_type = "LOC_X"
         driver.expression = f"{var.name} * 0.05"
     elif case == "python":
         driver.expression = "frame * 0.01 + len('ab')"
@@ -148,9 +149,10 @@ def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> Non
     key(source, "location", 1, (0.0, 0.0, 0.0))
     key(source, "location", 40, (9.0, 0.0, 0.0))
     fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
-    var = fc.driver.variables.new()  # a variable: the carrier must be stepped
+    var = fc.driver.variables.new()  # a world-space transform variable: the carrier must be stepped
+    var.type = "TRANSFORMS"
     var.targets[0].id = source
-    var.targets[0].data_path = "location[0]"
+    var.targets[0].transform_type = "LOC_X"
     fc.driver.expression = f"{var.name} * 0.2 + frame * 0.01"
     grandchild = empty("grandchild")
     grandchild.parent = child
@@ -168,3 +170,38 @@ def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> Non
     assert sampling.stepped_objects(bpy.context, requests) == {
         "tracked": 'its parent "carrier" has a driver on rotation_euler', "carrier": "has a driver on rotation_euler"}
     check_sampling(scene, requests, ("AUTO", "SCENE"))
+
+
+def test_drivers_reading_fcurve_channels_are_composed(scene: bpy.types.Scene) -> None:
+    """Single Property variables reading another object's keyed channel, a keyed and an unkeyed float custom
+    property, and a channel that is itself driven by the frame: evaluated from F-curves, bit for bit."""
+    carrier, child, _follower = build_driven(keyed=False)
+    source = empty("source")
+    for frame, t in ((1, 0.0), (15, 1.0), (40, -0.5)):
+        key(source, "location", frame, (3.0 * t, 0.0, 0.0))
+        source["amount"] = 0.5 + t
+        source.keyframe_insert('["amount"]', frame=frame)
+    source["fixed"] = 0.25
+    source.driver_add("scale", 1).driver.expression = "1 + 0.02 * frame"
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    for name, path in (("x", "location[0]"), ("amount", '["amount"]'), ("fixed", '["fixed"]'), ("sy", "scale[1]")):
+        var = fc.driver.variables.new()
+        var.name = name
+        var.targets[0].id = source
+        var.targets[0].data_path = path
+    fc.driver.expression = "x * 0.3 + amount * sin(frame * 0.1) - fixed * sy"
+    assert drivers.frame_driver_reason(fc, carrier) is None
+    requests = [(carrier, None), (child, None)]
+    assert sampling.stepped_objects(bpy.context, requests) == {}
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+    sampler = sampling.fcurves.ChannelSampler(FRAMES)
+    try:
+        got = sampler.driven(fc, carrier)
+    finally:
+        sampler.close()
+    for f_i, frame in enumerate(FRAMES.tolist()):
+        scene.frame_set(int(frame))
+        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+    # A custom property with its own driver is not read from F-curves.
+    source.driver_add('["amount"]').driver.expression = "frame"
+    assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
