@@ -3,7 +3,8 @@
 :func:`fcurve_only_reason` lists what Blender's evaluation adds to a product of rest matrices and F-curve
 channels (constraints, drivers, NLA, blended actions, delta transforms, rigid bodies, inheritance settings, IK
 chains, animated armature data, a rest position); anything it lets through is composed exactly by
-:mod:`.fcurves` (an object's transform drivers of the frame alone included, :mod:`.drivers`), the rest is
+:mod:`.fcurves` (an object's transform drivers of the frame and of F-curve channels included, :mod:`.drivers`),
+the rest is
 stepped (:mod:`.stepping`).
 """
 

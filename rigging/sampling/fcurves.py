@@ -51,7 +51,7 @@ class ChannelSampler:
         return self.fcurves[obj]
 
     def frame_drivers(self, obj: Any) -> dict[str, list[Any]]:
-        """The object's transform drivers that depend on the frame alone (:mod:`.drivers`), by data path;
+        """The object's transform drivers that :mod:`.drivers` evaluates, by data path;
         they override the action's curves of the same channels, as in Blender's evaluation."""
         if obj not in self.drivers:
             by_path: dict[str, list[Any]] = {}
