@@ -41,7 +41,9 @@ Three strategies, chosen per request (``method="AUTO"``):
    with ``convert_to_samples``, which includes modifiers and extrapolation; anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
-   ``frame_set`` and read through its own depsgraph.
+   ``frame_set`` and read through its own depsgraph. With ``AUTO`` only the objects that need it are stepped
+   (:func:`.dispatch.stepping_plan`): an object whose only fault is a stepped object parent or plain Child Of
+   target is composed from its own F-curves over that input's stepped world matrices.
 
 3. **User's scene** (exact, as slow as ``frame_set``): for rigid bodies (or children of one), whose motion is a
    simulation of the user's scene; it is stepped and its frame restored.
