@@ -186,13 +186,12 @@ class _Floats(ast.NodeTransformer):
 
 
 def _compile(expression: str, names: Sequence[str] = ()) -> Callable[..., float]:
-    """A Python function of ``frame`` and the variables ``names`` for an expression
-    :func:`frame_driver_reason` accepted."""
+    """A Python function of ``frame`` and the variables ``names`` for an accepted expression."""
     body = _Floats().visit(ast.parse(expression.strip(), mode="eval").body)
     params = [ast.arg("frame")] + [ast.arg(name) for name in names]
     args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[], defaults=[])
     tree = ast.fix_missing_locations(ast.Expression(ast.Lambda(args=args, body=body)))
     # Only the names of the checked subset are reachable: no builtins.
-    names: dict[str, Any] = {"__builtins__": {}, "pi": math.pi, **_FUNCTIONS}
-    function: Callable[..., float] = eval(compile(tree, "<driver>", "eval"), names)
+    scope: dict[str, Any] = {"__builtins__": {}, "pi": math.pi, **_FUNCTIONS}
+    function: Callable[..., float] = eval(compile(tree, "<driver>", "eval"), scope)
     return function
