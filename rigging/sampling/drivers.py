@@ -166,15 +166,23 @@ def driver_values(fcurve: Any, frames: np.ndarray, variables: dict[str, np.ndarr
     # Blender hands the driver its frame as a float (frame + subframe, each float32) widened to double.
     whole = np.floor(frames[finite])
     times = (whole.astype(np.float32) + (frames[finite] - whole).astype(np.float32)).astype(np.float64)
-    # A variable's value is a float (dvar->curval), widened to double in the expression.
-    inputs = np.column_stack([times] + [np.asarray((variables or {})[name], dtype=np.float32)[finite]
-                                        .astype(np.float64) for name in names])
-    unique, inverse = np.unique(inputs, axis=0, return_inverse=True)
-    values = np.asarray([function(*row) for row in unique.tolist()], dtype=np.float64).astype(np.float32)
+    if names:
+        # A variable's value is a float (dvar->curval), widened to double in the expression.
+        columns = [np.asarray((variables or {})[name], dtype=np.float32)[finite].astype(np.float64).tolist()
+                   for name in names]
+        values = np.asarray([function(*row) for row in zip(times.tolist(), *columns, strict=True)],
+                            dtype=np.float64).astype(np.float32)
+    else:
+        # Once per distinct time (a 1-D unique is cheap; subframes and repeated frames share a value).
+        unique, inverse = np.unique(times, return_inverse=True)
+        values = np.asarray([function(t) for t in unique.tolist()], dtype=np.float64).astype(np.float32)
+        values = values[inverse.reshape(-1)]
     if len(fcurve.keyframe_points):
-        # The driver's (float32) value is the time its curve is read at.
-        values = np.asarray([fcurve.evaluate(v) for v in values.tolist()], dtype=np.float32)
-    out[finite] = values[inverse.reshape(-1)]
+        # The driver's (float32) value is the time its curve is read at: read once per distinct value.
+        unique_values, inverse = np.unique(values, return_inverse=True)
+        mapped = np.asarray([fcurve.evaluate(v) for v in unique_values.tolist()], dtype=np.float32)
+        values = mapped[inverse.reshape(-1)]
+    out[finite] = values
     return out
 
 
