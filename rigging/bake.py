@@ -156,9 +156,16 @@ def essential_keys(values: np.ndarray) -> np.ndarray:
     """Mask of the keys a linear or constant curve needs: a key whose (float32, as stored) value equals both
     neighbours' lies on the line between them and is dropped, so a channel that holds still (a quaternion
     component that is always 0, a flag that never changes) costs two keys instead of one per frame. The first
-    and last keys are always kept, so the curve outside the range is unaffected."""
-    v = values.astype(np.float32)
-    keep = np.ones(len(v), dtype=bool)
+    and last keys are always kept, so the curve outside the range is unaffected.
+
+    Args:
+        values: (n,) one curve's values per key, or (n, k) one column per curve.
+
+    Returns:
+        A bool mask of ``values``' shape.
+    """
+    v = values.astype(np.float32, copy=False)
+    keep = np.ones(v.shape, dtype=bool)
     if len(v) > 2:
         keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
     return keep
@@ -199,22 +206,6 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
-    written: list[bake_records.Written] = []
-    keyed: dict[int, np.ndarray] = {}
-
-    def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
-        values = values.reshape(len(sol.frames), -1)
-        if not every:
-            values = values[keep]
-        for i in range(values.shape[1]):
-            fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            column = values[:, i].astype(np.float32)
-            needed = essential_keys(column)
-            co = anim_keys.write_keys(fc, frames[needed], column[needed], start=start_t, end=end_t,
-                                      interpolation=interpolation)
-            keyed[fc.as_pointer()] = column
-            written.append(bake_records.Written(bone, prop, i, co, interpolation))
-
     modes = _rotation_modes(rig)
     previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
     lower = pose[rig.bone_names[-1]]
@@ -224,9 +215,26 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     obj.update_tag()
+    blocks = []
     for channel in channel_values(rig, sol, modes, previous):
+        values = channel.values.reshape(len(sol.frames), -1)
+        # As stored: the essential keys and the verification's known values compare float32 values.
+        blocks.append((channel, (values if every else values[keep]).astype(np.float32)))
+    # Every curve of the chain found or created in one pass, then each property's columns written together.
+    curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
+                                            for channel, values in blocks for i in range(values.shape[1])])
+    written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
+    for channel, values in blocks:
+        fcurves, curves = curves[:values.shape[1]], curves[values.shape[1]:]
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
-        put(channel.bone, channel.prop, channel.values, interpolation if transform else channel.interpolation)
+        shape = interpolation if transform else channel.interpolation
+        cos = anim_keys.write_columns(fcurves, frames, values, essential_keys(values), start=start_t, end=end_t,
+                                      interpolation=shape)
+        columns = np.ascontiguousarray(values.T)
+        for i, (fc, co) in enumerate(zip(fcurves, cos, strict=True)):
+            keyed[fc.as_pointer()] = columns[i]
+            written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
     return verification.Keyed(times=frames, values=keyed)

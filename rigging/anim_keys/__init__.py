@@ -21,6 +21,7 @@ from .actions import (
     blends_layers,
     ensure_action,
     ensure_fcurve,
+    ensure_fcurves,
     find_fcurve,
     find_fcurve_in,
     iter_fcurves,
@@ -37,6 +38,7 @@ from .keys import (
     remove_keys,
     remove_keys_at,
     restore_keys,
+    write_columns,
     write_keys,
 )
 from .paths import (
@@ -53,6 +55,7 @@ __all__ = [
     "copy_keys",
     "ensure_action",
     "ensure_fcurve",
+    "ensure_fcurves",
     "find_fcurve",
     "find_fcurve_in",
     "iter_fcurves",
@@ -68,5 +71,6 @@ __all__ = [
     "scratch_action",
     "slot_handle",
     "split_pose_bone_path",
+    "write_columns",
     "write_keys",
 ]

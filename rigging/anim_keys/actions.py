@@ -3,7 +3,7 @@ else plays an action."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import bpy
@@ -120,6 +120,38 @@ def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
         group = owner.groups.get(group_name) or owner.groups.new(group_name)
         fcurve.group = group
     return fcurve
+
+
+def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, str | None]]
+                   ) -> list[bpy.types.FCurve]:
+    """:func:`ensure_fcurve` for several channels, the action, slot and channelbags looked up once.
+
+    Args:
+        id_block: the animated ID.
+        channels: (data path, array index, group name or None) per curve.
+
+    Returns:
+        The F-curves, ``channels`` order; existing ones as they are, missing ones created as
+        :func:`ensure_fcurve` creates them.
+    """
+    anim = id_block.animation_data
+    owners: list[Any] = []
+    if anim is not None and anim.action is not None:
+        owners = list(_channelbags(id_block)) if LAYERED_ACTIONS else [anim.action]
+    created: Any = None
+    out = []
+    for path, index, group_name in channels:
+        fcurve = next((fc for owner in owners if (fc := owner.fcurves.find(path, index=index)) is not None), None)
+        if fcurve is None:
+            if created is None:
+                created = _curve_owner(id_block)
+                if all(owner != created for owner in owners):
+                    owners.append(created)
+            fcurve = created.fcurves.new(path, index=index)
+            if group_name:
+                fcurve.group = created.groups.get(group_name) or created.groups.new(group_name)
+        out.append(fcurve)
+    return out
 
 
 def remove_fcurve(fcurve: bpy.types.FCurve) -> None:
