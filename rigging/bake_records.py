@@ -188,15 +188,19 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         ckey = _channel_key(_bone_tag(armature, bone, by_tag, owned), prop, index)
         if ckey in channels:
             _set_co(channels[ckey], _outside(_co(channels[ckey]), start, end))
+    tags: dict[str, str] = {}  # a bone's tag is settled by its first _bone_tag call
     for w in written:
-        ckey = _channel_key(_bone_tag(armature, w.bone, by_tag, owned), w.prop, w.index)
+        tag = tags.get(w.bone) or tags.setdefault(w.bone, _bone_tag(armature, w.bone, by_tag, owned))
+        ckey = _channel_key(tag, w.prop, w.index)
+        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
         if ckey not in channels:
-            channels[ckey] = {"tag": ckey.split("\t")[0], "bone": w.bone, "prop": w.prop, "index": w.index,
-                              "interpolation": w.interpolation, "co": np.zeros(0, dtype=np.float32)}
+            # A first bake of the channel (every channel of a fresh chain): the record is created whole.
+            channels[ckey] = {"tag": tag, "bone": w.bone, "prop": w.prop, "index": w.index,
+                              "interpolation": w.interpolation, "co": np.ascontiguousarray(new).ravel()}
+            continue
         channel = channels[ckey]
         channel["bone"], channel["interpolation"] = w.bone, w.interpolation
         old = _co(channel)
-        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
         if len(old):
             frames = old[:, 0]
             new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
