@@ -14,6 +14,7 @@ from typing import Any
 import bpy
 import numpy as np
 
+from ..solver.chain_channels import ChannelValues
 from ..solver.chain_description import ERROR_PROP, FLAGS_PROP
 from ..solver.result import LIMITED
 from ..solver.rotations import rotation_property
@@ -215,23 +216,23 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     obj.update_tag()
-    blocks = []
+    blocks: list[tuple[ChannelValues, np.ndarray]] = []
     for channel in channel_values(rig, sol, modes, previous):
-        values = channel.values.reshape(len(sol.frames), -1)
+        rows = channel.values.reshape(len(sol.frames), -1)
         # As stored: the essential keys and the verification's known values compare float32 values.
-        blocks.append((channel, (values if every else values[keep]).astype(np.float32)))
+        blocks.append((channel, (rows if every else rows[keep]).astype(np.float32)))
     # Every curve of the chain found or created in one pass, then each property's columns written together.
     curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
-                                            for channel, values in blocks for i in range(values.shape[1])])
+                                            for channel, stored in blocks for i in range(stored.shape[1])])
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
-    for channel, values in blocks:
-        fcurves, curves = curves[:values.shape[1]], curves[values.shape[1]:]
+    for channel, stored in blocks:
+        fcurves, curves = curves[:stored.shape[1]], curves[stored.shape[1]:]
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
         shape = interpolation if transform else channel.interpolation
-        cos = anim_keys.write_columns(fcurves, frames, values, essential_keys(values), start=start_t, end=end_t,
+        cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
                                       interpolation=shape)
-        columns = np.ascontiguousarray(values.T)
+        columns = np.ascontiguousarray(stored.T)
         for i, (fc, co) in enumerate(zip(fcurves, cos, strict=True)):
             keyed[fc.as_pointer()] = columns[i]
             written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
