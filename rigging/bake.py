@@ -282,7 +282,7 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
 def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
     """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
     prop, size = rotation_property(mode)
-    curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
+    curves = anim_keys.find_fcurves(obj, [(bone_path(bone, prop), i) for i in range(size)])
     values = [_value_before(fc, start - 1) for fc in curves]
     if any(v is None for v in values):
         return None

@@ -102,6 +102,17 @@ def find_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0) -> bpy.t
     return None
 
 
+def find_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int]]) -> list[bpy.types.FCurve | None]:
+    """:func:`find_fcurve` for several (data path, array index) channels, the slot's channelbags looked up
+    once; None where no curve animates the channel. Never creates anything."""
+    anim = id_block.animation_data
+    if anim is None or anim.action is None:
+        return [None] * len(channels)
+    owners = list(_channelbags(id_block)) if LAYERED_ACTIONS else [anim.action]
+    return [next((fc for owner in owners if (fc := owner.fcurves.find(path, index=index)) is not None), None)
+            for path, index in channels]
+
+
 def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
                   group_name: str | None = None) -> bpy.types.FCurve:
     """The F-curve for ``data_path[index]`` of ``id_block``, created (with its action, slot, layer, strip
