@@ -52,10 +52,12 @@ def _enum_value(prop: str, identifier: str) -> int:
 
 
 def read_keys(fcurve: bpy.types.FCurve) -> dict[str, np.ndarray]:
-    """Every stored attribute of every key of ``fcurve``, as arrays of shape (n,) or (n, 2): ``co``,
-    ``handle_left``, ``handle_right`` (float32 frame/value pairs), the enums ``handle_left_type``,
+    """Every stored attribute of every key of ``fcurve``, as arrays of shape (n,) or (n, 2).
+
+    ``co``, ``handle_left``, ``handle_right`` (float32 frame/value pairs), the enums ``handle_left_type``,
     ``handle_right_type``, ``interpolation``, ``easing``, ``type`` (int32 RNA enum values), ``back``,
-    ``amplitude``, ``period`` (float32) and the ``select_*`` flags (bool)."""
+    ``amplitude``, ``period`` (float32) and the ``select_*`` flags (bool).
+    """
     return {name: read_keys_attribute(fcurve, name) for name, _width, _dtype in _KEY_ATTRIBUTES}
 
 
@@ -132,6 +134,7 @@ def _fresh_key_defaults(point: bpy.types.Keyframe) -> dict[str, Any]:
 
 
 def _split(keys: dict[str, np.ndarray], start: float, end: float) -> tuple[dict[str, np.ndarray], ...]:
+    """``keys`` (as :func:`read_keys`) split into the keys before, inside and after ``[start, end]``."""
     frames = keys["co"][:, 0]
     before, inside, after = frames < start, (frames >= start) & (frames <= end), frames > end
     return tuple({name: values[mask] for name, values in keys.items()} for mask in (before, inside, after))
@@ -177,8 +180,9 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
 
 def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any, needed: np.ndarray | None = None,
                   *, start: float, end: float, interpolation: str = "LINEAR") -> list[np.ndarray]:
-    """:func:`write_keys` for several curves keyed on the same frames, the input checked once for all of them
-    (a bake writes a chain's channels this way).
+    """:func:`write_keys` for several curves keyed on the same frames, the input checked once for all of them.
+
+    A bake writes each property of a chain this way.
 
     Args:
         fcurves: one curve per column of ``values``.
@@ -220,11 +224,11 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
 
 
 def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: float, interpolation: int) -> None:
-    """Replace the keys of ``fcurve`` in ``[start, end]`` by new keys at ``co`` ((n, 2) float32, sorted, inside
-    the range) with the RNA ``interpolation`` value.
+    """Replace the keys of ``fcurve`` in ``[start, end]`` by new keys at ``co``.
 
-    A curve with no key outside the range (a fresh one, or a whole-range re-bake) is written as Blender's own
-    bulk writes are, without reading any key attribute; otherwise the keys outside are rebuilt bit for bit
+    ``co``: (n, 2) float32, sorted, inside the range; ``interpolation``: the new keys' RNA value. A curve with
+    no key outside the range (a fresh one, or a whole-range re-bake) is written as Blender's own bulk writes
+    are, without reading any key attribute; otherwise the keys outside are rebuilt bit for bit
     (:func:`_rebuild`).
     """
     points = fcurve.keyframe_points
@@ -259,9 +263,12 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
 
 
 def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None = None) -> int:
-    """Remove the keys of ``fcurve`` that sit exactly at one of the (frame, value) pairs ``co`` (float32, as
-    stored) and, when given, have that interpolation; returns how many. Every other key keeps every attribute
-    bit for bit, so a key moved or edited since it was written stays."""
+    """Remove the keys of ``fcurve`` that are exactly the given ones; returns how many.
+
+    A key is removed when it sits at one of the (frame, value) pairs ``co`` (float32, as stored) and, when
+    given, has that interpolation. Every other key keeps every attribute bit for bit, so a key moved or edited
+    since it was written stays.
+    """
     co = np.asarray(co, dtype=np.float32).reshape(-1, 2)
     if len(co) == 0 or len(fcurve.keyframe_points) == 0:
         return 0
@@ -290,9 +297,11 @@ _EVALUATED = ("co", "handle_left", "handle_right", "handle_left_type", "handle_r
 
 
 def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
-    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate (position, handles as
-    they are, not recomputed, interpolation, easing and its parameters) and its extrapolation; modifiers are
-    not copied."""
+    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate.
+
+    Position, handles as they are (not recomputed), interpolation, easing and its parameters, and the curve's
+    extrapolation; modifiers are not copied.
+    """
     points = target.keyframe_points
     points.add(len(source.keyframe_points))
     for name, _width, dtype in _KEY_ATTRIBUTES:
@@ -303,9 +312,11 @@ def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
 
 
 def restore_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray], *, start: float, end: float) -> None:
-    """Replace the keys of ``fcurve`` in ``[start, end]`` by ``keys`` (every attribute, as :func:`read_keys`
-    gave them, frames inside the range): a saved stretch of curve put back bit for bit, handles included.
-    Keys outside the range keep every attribute too."""
+    """Put a saved stretch of curve back bit for bit, handles included.
+
+    The keys of ``fcurve`` in ``[start, end]`` are replaced by ``keys`` (every attribute, as :func:`read_keys`
+    gave them, frames inside the range). Keys outside the range keep every attribute too.
+    """
     before, _inside, after = _split(read_keys(fcurve), start, end)
     saved: dict[str, np.ndarray] = {name: np.asarray(keys[name], dtype=dtype).reshape((-1, width) if width > 1 else -1)
                                     for name, width, dtype in _KEY_ATTRIBUTES}
