@@ -199,7 +199,10 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
         ValueError: bad input, before any curve is touched.
     """
     frames = np.asarray(frames, dtype=np.float64).ravel()
-    values = np.asarray(values, dtype=np.float64).reshape(len(frames), -1)
+    values = np.asarray(values)
+    if values.dtype != np.float32:  # float32 (a bake's values, as stored) is kept: no round trip through float64
+        values = values.astype(np.float64, copy=False)
+    values = values.reshape(len(frames), -1)
     if values.shape[1] != len(fcurves) or (needed is not None and needed.shape != values.shape):
         raise ValueError(f"{len(fcurves)} curves but values of shape {values.shape}")
     if end < start:
@@ -211,7 +214,7 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     frames32 = frames.astype(np.float32)
     if not (frames32[1:] > frames32[:-1]).all():
         raise ValueError("frames must increase (no duplicates)")
-    values32 = values.astype(np.float32)
+    values32 = values.astype(np.float32, copy=False)
     value = _enum_value("interpolation", interpolation)
     out = []
     for i, fcurve in enumerate(fcurves):

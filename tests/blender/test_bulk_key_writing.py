@@ -150,6 +150,20 @@ def test_ensure_fcurves_finds_existing_curves_and_creates_the_others_that_play()
 
 
 @pytest.mark.usefixtures("empty_file")
+def test_find_fcurves_finds_what_find_fcurve_finds_and_creates_nothing() -> None:
+    obj = empty_object()
+    assert anim_keys.find_fcurves(obj, [("location", 0)]) == [None]
+    assert obj.animation_data is None
+    x = anim_keys.ensure_fcurve(obj, "location", 0)
+    z = anim_keys.ensure_fcurve(obj, "location", 2)
+    count = len(anim_keys.all_fcurves(obj.animation_data.action))
+    channels = [("location", 2), ("location", 1), ("location", 0), ("scale", 0)]
+    assert anim_keys.find_fcurves(obj, channels) == [z, None, x, None]
+    assert [anim_keys.find_fcurve(obj, path, index) for path, index in channels] == [z, None, x, None]
+    assert len(anim_keys.all_fcurves(obj.animation_data.action)) == count
+
+
+@pytest.mark.usefixtures("empty_file")
 def test_ensure_fcurves_on_an_object_without_animation_gives_curves_it_plays() -> None:
     obj = empty_object()
     assert obj.animation_data is None
