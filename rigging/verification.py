@@ -138,7 +138,7 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None
     bones = arm_obj.data.bones
     names = rig.bone_names
     rests = [np.array(bones[name].matrix_local, dtype=np.float64) for name in names]
-    offsets = [invert_matrices(rests[j - 1][None])[0] @ rests[j] for j in range(1, len(names))]
+    offsets = [_rest_offset(rests[j - 1], rests[j]) for j in range(1, len(names))]
     connected = [bones[name].use_connect for name in names]
     length = bones[names[-1]].length
     frames = sol.frames
@@ -180,6 +180,28 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None
     with np.errstate(invalid="ignore"):
         mismatch = sol.valid & ~(deviation <= tolerance)
     return Verification(error=error, tolerance=tolerance, deviation=deviation, mismatch=mismatch)
+
+
+# Rest offsets by the rest matrices' values (see _rest_offset); cleared when it grows past a few thousand.
+_REST_OFFSETS: dict[tuple[bytes, bytes], np.ndarray] = {}
+
+
+def _rest_offset(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
+    """A bone's rest matrix in its parent's rest space, ``parent^-1 @ child`` (4x4), read-only.
+
+    Cached by the rest matrices' values (a changed rest pose is another key): the characters of a crowd share
+    their rest poses, and the general inverse costs more than the rest of a short chain's verification. The
+    product is computed from the arrays as given (their memory layout picks numpy's multiplication loop, hence
+    the last bits).
+    """
+    key = (parent.tobytes(), child.tobytes())
+    offset = _REST_OFFSETS.get(key)
+    if offset is None:
+        if len(_REST_OFFSETS) >= 4096:
+            _REST_OFFSETS.clear()
+        offset = _REST_OFFSETS[key] = invert_matrices(parent[None])[0] @ child
+        offset.flags.writeable = False
+    return offset
 
 
 def _norm(v: np.ndarray) -> np.ndarray:
