@@ -55,7 +55,7 @@ def python_driver_of(rig: ChainRig) -> tuple[bpy.types.Object, bpy.types.FCurve]
         if found:
             return obj, found[0]
         # The same links the dependency-cycle check walks (one definition of "computed from").
-        stack += [(source, sub) for source, sub, _how in rig_module._inputs(obj, bone)]
+        stack += [(source, sub) for source, sub, _how in rig_module.transform_inputs(obj, bone)]
     return None
 
 

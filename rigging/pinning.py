@@ -33,7 +33,7 @@ from . import messages as msg
 from .bake import essential_keys
 from .messages import say
 from .rig import ChainError
-from .target_parenting import _channel_values
+from .target_parenting import local_channel_values
 
 GROUP = "Object Transforms"
 
@@ -167,7 +167,7 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     if mode not in {"QUATERNION", "AXIS_ANGLE"}:
         target.rotation_euler = before.tolist()
     try:
-        new = _channel_values(target, local)
+        new = local_channel_values(target, local)
     finally:
         target.rotation_euler = saved_euler
     if mode == "QUATERNION" and float(np.dot(new[rot_path][0], before)) < 0:

@@ -268,7 +268,7 @@ def _node(obj: bpy.types.Object, bone: str) -> str:
     return say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name) if bone else f"'{obj.name}'"
 
 
-def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
+def transform_inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
     """What the world transform of ``obj`` (or of its pose bone ``bone``) is computed from: (object, bone,
     how it is linked) for parents, constraint targets, driver inputs and deforming bones of a vertex parent."""
     out: list[tuple[bpy.types.Object, str, str]] = []
@@ -325,7 +325,7 @@ def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.
             return bone, " → ".join(path)
         if obj == armature and not bone:
             continue  # the armature object itself does not move with its pose
-        for source, sub, how in _inputs(obj, bone):
+        for source, sub, how in transform_inputs(obj, bone):
             stack.append((source, sub, [*path, f"{how} {_node(source, sub)}"]))
     return None
 

@@ -48,7 +48,7 @@ def _parent_matrices(context: bpy.types.Context, parent: bpy.types.Object | None
     return m
 
 
-def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
+def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
     """Location, rotation (in the object's own rotation mode, continuous over the frames: no quaternion sign
     flips, no Euler jumps of 2 pi) and scale channels of the local matrices."""
     mode = obj.rotation_mode
@@ -123,7 +123,7 @@ def reparent_keep_motion(context: bpy.types.Context, target: bpy.types.Object, p
     if not animated and still:
         target.matrix_basis = Matrix(local[0].tolist())
         return 1
-    values = _channel_values(target, local)
+    values = local_channel_values(target, local)
     start, end = float(frames[0]), float(frames[-1])
     for path, vals in values.items():
         for i in range(vals.shape[1]):
