@@ -51,4 +51,5 @@ def selected_armatures(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def chains_with(armatures: list[bpy.types.Object]) -> list[bpy.types.Object]:
+    """Those of ``armatures`` that have at least one Soft IK chain, in their order."""
     return [arm for arm in armatures if len(arm.soft_ik_2d.chains) > 0]

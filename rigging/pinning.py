@@ -39,6 +39,7 @@ GROUP = "Object Transforms"
 
 
 def pin_ranges(chain: bpy.types.PropertyGroup) -> list[pinning.PinRange]:
+    """``(start, end, blend frames)`` of each pin of ``chain``, in the order of ``chain.pins``."""
     return [(int(p.frame_start), int(p.frame_end), int(p.blend_frames)) for p in chain.pins]
 
 

@@ -50,6 +50,17 @@ def options_argv(options: Options) -> list[str]:
 
 
 def progress_line(entry: dict[str, Any], index: int, count: int, saving: bool = True) -> str:
+    """The line printed when one file is done.
+
+    Args:
+        entry: the file's report entry (:func:`rigging.pipeline_shot.bake_shot`).
+        index, count: the file's place among the files (from 1) and how many there are.
+        saving: whether the run saves files; when not, a file with baked chains says it was not saved.
+
+    Returns:
+        Its failure and reason, or how many chains were baked and refused (by name), the largest error, where it
+        was saved and the seconds it took.
+    """
     name = os.path.basename(entry["file"])
     seconds = float(entry.get("process_seconds", entry.get("seconds", 0.0)))
     chains = entry.get("chains", [])

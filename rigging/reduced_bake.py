@@ -49,6 +49,8 @@ BEZIER_GUESS = 8.0
 
 @dataclass(frozen=True)
 class Reduction:
+    """What reducing one chain's keys kept, and how far its playback strays from the full bake."""
+
     kept: int  # frames keyed on the chain's transform channels
     full: int  # frames the full bake keyed
     worst: float  # largest played-back distance from the full bake's tail (world units), over the baked frames
@@ -145,5 +147,6 @@ def reduce_written(context: bpy.types.Context, rigs: Sequence[ChainRig],
 
 
 def summary(rig: ChainRig, reduction: Reduction) -> str:
+    """The report line of one reduced chain: frames kept of the full bake's, tolerance and worst distance."""
     return say(msg.REDUCED_KEYS, label=rig.label, kept=reduction.kept, full=reduction.full,
                tolerance=reduction.tolerance, worst=reduction.worst)

@@ -42,6 +42,7 @@ class ChainRig(ChainDescription):
 
     @property
     def label(self) -> str:
+        """The chain as messages name it: its name and its armature's."""
         return say(msg.CHAIN_LABEL, chain=self.chain.name, armature=self.armature.name)
 
 
@@ -152,6 +153,14 @@ def check_editable(armature: bpy.types.Object) -> None:
 
 
 def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
+    """Refuse a chain whose target cannot drive it.
+
+    Raises:
+        ChainError: no target; the target is the armature itself or not in the scene; Target Space = Object
+            without a Space Object, or a space bone that is not a bone of the space armature (Object) or of
+            the armature (Character); the target or pole depends on the chain's own bones
+            (:func:`check_no_cycle`).
+    """
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     target = chain.target
     if target is None:
