@@ -85,9 +85,17 @@ def _ok(entry: dict[str, Any]) -> bool:
 
 def bake_files(paths: Sequence[str], options: Options | None = None, report_path: str | None = None,
                progress: Callable[[str], None] | None = print) -> dict[str, Any]:
-    """Bake every chosen chain of every file in ``paths``; write the JSON report to ``report_path`` (if
-    given) and return it. ``report["ok"]`` is False when any file failed or any chain was refused.
-    ``progress`` gets one line per file as it finishes (None: silent)."""
+    """Bake every chosen chain of every file in ``paths``.
+
+    Args:
+        options: what to bake and how (frames, saving, chains, jobs, ...); the defaults when None.
+        report_path: where the JSON report is written too (None: not written).
+        progress: called with one line per file as it finishes (:func:`progress_line`); None is silent.
+
+    Returns:
+        The report (README "Pipelines" lists its fields); ``report["ok"]`` is False when any file failed or
+        any chain was refused.
+    """
     options = options or Options()
     started = time.perf_counter()
     count = len(paths)
