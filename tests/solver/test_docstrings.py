@@ -137,9 +137,9 @@ def style_faults(source: str, name: str) -> list[Fault]:
     if not ast.get_docstring(tree):
         faults.append(Fault(name, 1, "module has no docstring"))
 
-    def need(node: ast.AST, label: str) -> None:
-        if not ast.get_docstring(node):  # type: ignore[arg-type]
-            faults.append(Fault(name, getattr(node, "lineno", 1), f"{label} has no docstring"))
+    def need(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, label: str) -> None:
+        if not ast.get_docstring(node):
+            faults.append(Fault(name, node.lineno, f"{label} has no docstring"))
 
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and not node.name.startswith("_"):
