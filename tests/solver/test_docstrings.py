@@ -32,6 +32,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("operators", "panels", "rigging", "solver")
+if not (ROOT / "blender_manifest.toml").is_file():
+    # scripts/mutation.sh runs tests/solver on a copy holding solver/ only (and rewritten by mutmut).
+    pytest.skip("not a checkout of the whole add-on", allow_module_level=True)
 
 # Files other helpers are editing in this session (their owners audit them); the lead removes each entry once
 # that branch is merged and the file passes (test_pending_files_still_fail says when). The whole file is
