@@ -16,6 +16,7 @@ import pytest
 
 from solver.ccd import solve_ccd
 from solver.chain_common.options import DEFAULT_OPTIONS, ChainOptions, chain_options, parse_options
+from solver.chain_common.options import reach_radii as cc_reach_radii
 
 LENGTHS = [3.0, 1.0, 1.0]  # L = 5
 
@@ -79,6 +80,19 @@ def test_initial_angles_warm_start_clipped_into_the_limits_and_give_the_directio
     assert setup.warm_direction == pytest.approx(tip / np.hypot(*tip), abs=1e-15)
 
 
+def test_a_short_chain_gets_a_unit_direction_and_a_start_below_a_limit_is_raised() -> None:
+    setup = parse_options([0.25, 0.25], initial_angles=[-2.0, 0.0], limits=[[-1.0, 1.0], [-1.0, 1.0]])
+    assert setup.warm_angles.tolist() == [-1.0, 0.0]
+    # The tip of the unclipped start is 0.5 from the root: its direction is still a unit vector.
+    assert setup.warm_direction == pytest.approx([math.cos(-2.0), math.sin(-2.0)], abs=1e-15)
+
+
+def test_whole_numbers_become_floats() -> None:
+    setup = parse_options([3, 1, 1], initial_angles=[0, 1, 0])
+    assert setup.lengths.dtype == np.float64 and setup.warm_angles.dtype == np.float64
+    assert setup.warm_angles.tolist() == [0.0, 1.0, 0.0]
+
+
 def test_initial_angles_are_copied() -> None:
     start = np.array([0.1, 0.2, 0.3])
     setup = parse_options(LENGTHS, initial_angles=start)
@@ -95,35 +109,45 @@ def test_previous_state_wins_over_initial_angles() -> None:
     assert setup.previous_root_offset == state.root_offset
 
 
-@pytest.mark.parametrize(("changes", "accepted"), [
-    (dict(tolerance=1e-300), True), (dict(tolerance=0.0), False), (dict(tolerance=math.nan), False),
-    (dict(max_iterations=0, polish_iterations=0), True), (dict(max_iterations=-1), False),
-    (dict(polish_iterations=-1), False),
-    (dict(softness=0.0), True), (dict(softness=0.999), True), (dict(softness=1.0), False),
-    (dict(softness=-1e-9), False), (dict(softness=math.nan), False),
-    (dict(strategy="move_root"), True), (dict(strategy="teleport"), False),
-    (dict(stretch_range=(1.0, 1.0)), True), (dict(stretch_range=(1e-9, 5.0)), True),
-    (dict(stretch_range=(0.0, 1.1)), False), (dict(stretch_range=(1.01, 1.1)), False),
-    (dict(stretch_range=(0.9, 0.99)), False),
-    (dict(bend=-1), True), (dict(bend=0), False), (dict(bend=2), False),
-    (dict(max_root_offset=0.0), True), (dict(max_root_offset=-1e-9), False),
-    (dict(root_smoothing=0.0), True), (dict(root_smoothing=-1e-9), False), (dict(root_smoothing=math.nan), False),
-    (dict(limits=[[0.0, 1.0]] * 3), True), (dict(limits=[[0.0, 1.0]] * 2), False),
-    (dict(limits=[[0.0, 1.0, 2.0]] * 3), False), (dict(limits=[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]), False),
-    (dict(initial_angles=[0.0, 0.0, math.inf]), False), (dict(initial_angles=[0.0, 0.0]), False),
+# Each refusal names the option (the message is all a caller sees); None marks an accepted value.
+@pytest.mark.parametrize(("changes", "refusal"), [
+    (dict(tolerance=1e-300), None), (dict(tolerance=0.0), "tolerance must be positive"),
+    (dict(tolerance=math.nan), "tolerance must be positive"),
+    (dict(max_iterations=0, polish_iterations=0), None),
+    (dict(max_iterations=-1), "max_iterations and polish_iterations must be >= 0"),
+    (dict(polish_iterations=-1), "max_iterations and polish_iterations must be >= 0"),
+    (dict(softness=0.0), None), (dict(softness=0.999), None),
+    (dict(softness=1.0), r"softness is a fraction of the chain length in \[0, 1\)"),
+    (dict(softness=-1e-9), "softness is a fraction"), (dict(softness=math.nan), "softness is a fraction"),
+    (dict(strategy="move_root"), None),
+    (dict(strategy="teleport"), r"strategy must be one of \('accept', 'move_root', 'stretch'\), got 'teleport'"),
+    (dict(stretch_range=(1.0, 1.0)), None), (dict(stretch_range=(1e-9, 5.0)), None),
+    (dict(stretch_range=(0.0, 1.1)), "stretch_range must satisfy 0 < min <= 1 <= max"),
+    (dict(stretch_range=(1.01, 1.1)), "stretch_range must satisfy"),
+    (dict(stretch_range=(0.9, 0.99)), "stretch_range must satisfy"),
+    (dict(bend=-1), None), (dict(bend=0), r"bend must be \+1 or -1"), (dict(bend=2), r"bend must be \+1 or -1"),
+    (dict(max_root_offset=0.0), None), (dict(max_root_offset=-1e-9), "max_root_offset must be >= 0"),
+    (dict(root_smoothing=0.0), None), (dict(root_smoothing=-1e-9), "root_smoothing must be >= 0 frames"),
+    (dict(root_smoothing=math.nan), "root_smoothing must be >= 0 frames"),
+    (dict(limits=[[0.0, 1.0]] * 3), None),
+    (dict(limits=[[0.0, 1.0]] * 2), r"limits must have shape \(3, 2\), got \(2, 2\)"),
+    (dict(limits=[[0.0, 1.0, 2.0]] * 3), r"limits must have shape \(3, 2\)"),
+    (dict(limits=[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]), "every limit needs min <= max"),
+    (dict(initial_angles=[0.0, 0.0, math.inf]), "initial/previous angles must be 3 finite numbers"),
+    (dict(initial_angles=[0.0, 0.0]), "initial/previous angles must be 3 finite numbers"),
 ])
-def test_where_each_range_ends(changes: dict[str, Any], accepted: bool) -> None:
+def test_where_each_range_ends(changes: dict[str, Any], refusal: str | None) -> None:
     changes = dict(changes)  # a copy: mutmut runs the suite twice in one process
-    if accepted:
+    if refusal is None:
         parse_options(LENGTHS, **changes)
     else:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=f"^{refusal}"):
             parse_options(LENGTHS, **changes)
 
 
 @pytest.mark.parametrize("lengths", [[], [[1.0, 1.0]], [1.0, 0.0], [1.0, -1.0], [1.0, math.inf], [1.0, math.nan]])
 def test_lengths_must_be_positive_finite_and_one_dimensional(lengths: Any) -> None:
-    with pytest.raises(ValueError, match="lengths"):
+    with pytest.raises(ValueError, match=r"^lengths must be a non-empty 1-D array of positive finite numbers$"):
         parse_options(lengths)
 
 
@@ -134,5 +158,8 @@ def test_an_options_object_and_keywords() -> None:
     changed = chain_options(base, {"bend": 1})
     assert (changed.softness, changed.bend) == (0.1, 1)
     assert parse_options(LENGTHS, base, bend=1).bend == 1 and parse_options(LENGTHS, base).softness == 0.1
+    assert cc_reach_radii(np.array([3.0, 1.0, 1.0])) == (1.0, 5.0)  # the longest bone folded back: 3 - 2
+    assert cc_reach_radii(np.array([1.0, 1.0, 1.0])) == (0.0, 3.0)
+    assert cc_reach_radii(np.array([2.0, 0.5])) == (1.5, 2.5)
     with pytest.raises(TypeError):
         parse_options(LENGTHS, base, no_such_option=1)
