@@ -352,6 +352,12 @@ class SoftIKSettings(PropertyGroup):
         description="Draw reach rings, soft band, targets and error of the active chain in the viewport",
         default=True,
     )
+    bake_to_new_action: BoolProperty(
+        name="To New Action",
+        description="Bake into a new action (a copy of the current one, assigned to the armature), leaving the "
+        "current action untouched",
+        default=False,
+    )
 
 
 classes = (SoftIKWorstFrame, SoftIKPin, SoftIKChain, SoftIKSettings)
