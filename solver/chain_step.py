@@ -216,9 +216,41 @@ def _inverted(m: FloatArray) -> FloatArray:
     return invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape)
 
 
-def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
-    """Per chain and row, affine (K, R, 4, 4) applied to points (K, P, 3), R in (1, P)."""
-    out: FloatArray = np.einsum("knij,knj->kni", m[..., :3, :3], points) + m[..., :3, 3]
+# The order numpy's einsum ("knij,knj->kni"; numpy 1.26, 2.4, 2.5) adds a 3-term row product in: the maps below
+# accumulate in it, so the solvers see the bits the einsum-based step gave them (CCD/FABRIK stop on a
+# tolerance, and a rounding of their input would move their output by up to it).
+EINSUM_ORDER = (0, 2, 1)
+
+
+def _map(linear: FloatArray, offset: FloatArray | None, points: FloatArray,
+         order: Sequence[int] = EINSUM_ORDER) -> FloatArray:
+    """Per chain and row, the affine map ``linear @ p + offset`` of points.
+
+    Each output coordinate is accumulated over whole (K, P) planes, so every ufunc's inner loop runs along the
+    frames rather than over two or three coordinates (several times faster than a broadcast ``einsum``), and
+    each row gets the same operations whatever the other chains in the stack.
+
+    Args:
+        linear: (K, R, D, E), R in (1, P): one map per chain for every point, or one per point.
+        offset: (K, R, D), or None for a linear map.
+        points: (K, P, E).
+        order: the order the E products are added in (for E = 3; E = 2 adds them in index order).
+
+    Returns:
+        (K, P, D).
+    """
+    columns = np.moveaxis(points, -1, 0)  # (E, K, P) views
+    terms = order if linear.shape[-1] == len(order) else range(linear.shape[-1])
+    first, *rest = terms
+    out = np.empty((*points.shape[:2], linear.shape[-2]))
+    for d in range(linear.shape[-2]):
+        row = linear[..., d, :]
+        acc = row[..., first] * columns[first]
+        for j in rest:
+            acc += row[..., j] * columns[j]
+        if offset is not None:
+            acc += offset[..., d]
+        out[..., d] = acc
     return out
 
 
@@ -230,7 +262,8 @@ def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
 
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
                  fps: float = 24.0, previous: Sequence[Any] | None = None,
-                 smooth_root: bool = True, sensitivity: bool = True) -> list[ChainSolution]:
+                 smooth_root: bool = True, sensitivity: bool = True,
+                 solved_targets: bool = True) -> list[ChainSolution]:
     """Solve several chains over the same ``frames`` (time order) from their sampled world matrices.
 
     The matrix work from world space to every chain's shoulder space and back is done for all chains at once
@@ -248,6 +281,7 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             another strategy, so blending made the offset lag and depend on that history).
         sensitivity: False: report none (zeros). A bake keys no sensitivity, and it costs about a quarter of
             a two-bone solve.
+        solved_targets: False: ``solved_target_world`` is a read-only NaN view (no memory), not computed.
 
     Returns:
         One solution per chain; frames with non-finite inputs are marked invalid and solved as the last valid
@@ -265,7 +299,8 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             part = slice(start, start + per_call)
             try:
                 out += solve_chains(rigs[part], frames, samples[part], fps=fps, smooth_root=smooth_root,
-                                    previous=None if previous is None else previous[part], sensitivity=sensitivity)
+                                    previous=None if previous is None else previous[part], sensitivity=sensitivity,
+                                    solved_targets=solved_targets)
             except NoFiniteFrame as err:
                 raise NoFiniteFrame(err.inputs, err.chain + start) from err
         return out
@@ -278,18 +313,21 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
     base = _stacked([c.base for c in inputs])
     base_inv = _inverted(base)
     x, y = _basis(rigs)
+    plane = np.stack([x, y], axis=1)[:, None]  # (K, 1, 2, 3): the shoulder plane's axes in rest-local axes
 
-    def to_2d(world: FloatArray, which: Sequence[int]) -> FloatArray:
-        local = _apply(base_inv[which], _apply(arm_inv[which], world))
-        return np.stack([np.sum(local * x[which, None], axis=-1), np.sum(local * y[which, None], axis=-1)], axis=-1)
+    def to_2d(world: FloatArray, which: Sequence[int] | slice) -> FloatArray:
+        """World points of chains ``which`` in their shoulder space, stage by stage as before issue 17 (the
+        solvers see the same bits)."""
+        local = _map(base_inv[which, ..., :3, :3], base_inv[which, ..., :3, 3],
+                     _map(arm_inv[which, ..., :3, :3], arm_inv[which, ..., :3, 3], world))
+        return _map(plane[which], None, local, order=(0, 1, 2))  # np.sum's order
 
-    everyone = list(range(len(rigs)))
-    targets = to_2d(np.stack([c.target for c in inputs]), everyone)
-    with_pole = [(k, c.pole) for k, c in enumerate(inputs) if c.pole is not None]
+    targets = to_2d(np.stack([c.target for c in inputs]), slice(None))
+    with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
     poles: list[FloatArray | None] = [None] * len(rigs)
     if with_pole:
-        which = [k for k, _ in with_pole]
-        for k, p2 in zip(which, to_2d(np.stack([p for _, p in with_pole]), which), strict=True):
+        mapped = to_2d(np.stack([p for p in (inputs[k].pole for k in with_pole) if p is not None]), with_pole)
+        for k, p2 in zip(with_pole, mapped, strict=True):
             poles[k] = p2
     # World length of one shoulder-space unit (mean over the frames), for bounds given in world units: the
     # length of the upper bone's rest +Y (the shoulder space's +x at rest) in world space.
@@ -301,22 +339,18 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
                           None if previous is None else previous[k], smooth_root, sensitivity)
                for k, rig in enumerate(rigs)]
     k_reach = [r[2] for r in reach]
-    ends = np.stack([np.reshape(r.end, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                     for (r, _), k in zip(results, k_reach, strict=True)])
-    reached = np.stack([np.reshape(r.solved_target, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                        for (r, _), k in zip(results, k_reach, strict=True)])
 
-    def from_2d(p2: FloatArray) -> FloatArray:
-        local = p2[..., :1] * x[:, None] + p2[..., 1:] * y[:, None]
-        return _apply(arm, _apply(base, local))
+    def to_world(points: Sequence[FloatArray]) -> FloatArray:
+        """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
+        p2 = np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
+                       for p, k in zip(points, k_reach, strict=True)])
+        local = _map(np.swapaxes(plane, -1, -2), None, p2)
+        return _map(arm[..., :3, :3], arm[..., :3, 3], _map(base[..., :3, :3], base[..., :3, 3], local))
 
-    if base.shape[1] == 1 and arm.shape[1] == 1:
-        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
-        both = from_2d(np.concatenate([ends, reached], axis=1))
-        tip_world, solved_world = both[:, :n_frames], both[:, n_frames:]
-    else:
-        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
-        tip_world, solved_world = from_2d(ends), from_2d(reached)
+    tip_world = to_world([r.end for r, _ in results])
+    # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
+    solved_world = (to_world([r.solved_target for r, _ in results]) if solved_targets
+                    else np.broadcast_to(np.nan, (len(rigs), n_frames, 3)))
     return [_solution(rig, frames, c, result, angles_sensitivity, tip_world[k], solved_world[k],
                       float(world_scale[k]), k_reach[k])
             for k, (rig, c, (result, angles_sensitivity)) in enumerate(zip(rigs, inputs, results, strict=True))]
