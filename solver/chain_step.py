@@ -134,7 +134,16 @@ def chain_limits_of(rig: ChainDescription) -> FloatArray | None:
     return lim
 
 
-def _strategy_options(s: ChainSettings, world_scale: float) -> dict[str, Any]:
+def strategy_options(s: ChainSettings, world_scale: float) -> dict[str, Any]:
+    """The limit strategy's keyword arguments for the two-bone, CCD and FABRIK solvers.
+
+    Args:
+        s: the chain's settings.
+        world_scale: world length of one shoulder-space unit (Move Root's offset bound is given in world units).
+
+    Returns:
+        ``strategy``, ``max_root_offset`` (shoulder-space units) and ``stretch_range``.
+    """
     return {
         "strategy": STRATEGIES[s.limit_strategy],
         # The solve runs in the upper bone's rest units: convert the world-space offset bound.
@@ -378,7 +387,7 @@ def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | No
     common: dict[str, Any] = {
         "softness": float(s.softness),
         "smoothing": target_filter(s, fps),
-        **_strategy_options(s, world_scale),
+        **strategy_options(s, world_scale),
     }
     root_smoothing = int(s.root_smoothing) if smooth_root else 0
     result: TwoBoneResult | ChainResult
