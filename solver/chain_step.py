@@ -102,6 +102,9 @@ def finite_rows(m: FloatArray | None) -> BoolArray | bool:
     """Per frame, whether every entry of ``m`` is finite (True for a missing input)."""
     if m is None:
         return True
+    # Two reductions without temporaries settle the usual case (a NaN fails them: its max is NaN).
+    if -NON_FINITE < float(m.min()) and float(m.max()) < NON_FINITE:
+        return np.ones(len(m), dtype=bool)
     return np.asarray((np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1))
 
 
@@ -231,36 +234,44 @@ def _inverted(m: FloatArray) -> FloatArray:
 EINSUM_ORDER = (0, 2, 1)
 
 
-def _map(linear: FloatArray, offset: FloatArray | None, points: FloatArray,
+def _map(linear: FloatArray, offset: FloatArray | None, columns: FloatArray,
          order: Sequence[int] = EINSUM_ORDER) -> FloatArray:
-    """Per chain and row, the affine map ``linear @ p + offset`` of points.
+    """Per chain and row, the affine map ``linear @ p + offset`` of points given as coordinate planes.
 
-    Each output coordinate is accumulated over whole (K, P) planes, so every ufunc's inner loop runs along the
-    frames rather than over two or three coordinates (several times faster than a broadcast ``einsum``), and
-    each row gets the same operations whatever the other chains in the stack.
+    Planes (one contiguous (K, P) array per coordinate) make every ufunc's inner loop run along the frames
+    rather than over two or three coordinates: several times faster than a broadcast ``einsum``, and each row
+    gets the same operations whatever the other chains in the stack.
 
     Args:
         linear: (K, R, D, E), R in (1, P): one map per chain for every point, or one per point.
         offset: (K, R, D), or None for a linear map.
-        points: (K, P, E).
+        columns: (E, K, P) the points' coordinates, plane by plane.
         order: the order the E products are added in (for E = 3; E = 2 adds them in index order).
 
     Returns:
-        (K, P, D).
+        (D, K, P) the mapped coordinates, plane by plane.
     """
-    columns = np.moveaxis(points, -1, 0)  # (E, K, P) views
     terms = order if linear.shape[-1] == len(order) else range(linear.shape[-1])
     first, *rest = terms
-    out = np.empty((*points.shape[:2], linear.shape[-2]))
-    for d in range(linear.shape[-2]):
+    out = np.empty((linear.shape[-2], *columns.shape[1:]))
+    for d, acc in enumerate(out):
         row = linear[..., d, :]
-        acc = row[..., first] * columns[first]
+        np.multiply(row[..., first], columns[first], out=acc)
         for j in rest:
             acc += row[..., j] * columns[j]
         if offset is not None:
             acc += offset[..., d]
-        out[..., d] = acc
     return out
+
+
+def _planes(points: FloatArray) -> FloatArray:
+    """(K, P, E) points as (E, K, P) coordinate planes."""
+    return np.ascontiguousarray(np.moveaxis(points, -1, 0))
+
+
+def _points(planes: FloatArray) -> FloatArray:
+    """(D, K, P) coordinate planes as (K, P, D) points."""
+    return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
 
 
 def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
@@ -328,8 +339,8 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         """World points of chains ``which`` in their shoulder space, stage by stage as before issue 17 (the
         solvers see the same bits)."""
         local = _map(base_inv[which, ..., :3, :3], base_inv[which, ..., :3, 3],
-                     _map(arm_inv[which, ..., :3, :3], arm_inv[which, ..., :3, 3], world))
-        return _map(plane[which], None, local, order=(0, 1, 2))  # np.sum's order
+                     _map(arm_inv[which, ..., :3, :3], arm_inv[which, ..., :3, 3], _planes(world)))
+        return _points(_map(plane[which], None, local, order=(0, 1, 2)))  # np.sum's order
 
     targets = to_2d(np.stack([c.target for c in inputs]), slice(None))
     with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
@@ -353,8 +364,8 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
         p2 = np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
                        for p, k in zip(points, k_reach, strict=True)])
-        local = _map(np.swapaxes(plane, -1, -2), None, p2)
-        return _map(arm[..., :3, :3], arm[..., :3, 3], _map(base[..., :3, :3], base[..., :3, 3], local))
+        local = _map(np.swapaxes(plane, -1, -2), None, _planes(p2))
+        return _points(_map(arm[..., :3, :3], arm[..., :3, 3], _map(base[..., :3, :3], base[..., :3, 3], local)))
 
     tip_world = to_world([r.end for r, _ in results])
     # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
@@ -413,6 +424,16 @@ def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | No
     return result, (angles, sensitivity)
 
 
+def _unwrapped(deltas: FloatArray) -> FloatArray:
+    """``np.unwrap(deltas, axis=0)``; where no step reaches pi (the usual bake) only its exact ``+ 0.0`` is
+    applied, without its dozen full-array passes."""
+    if bool((np.abs(np.diff(deltas, axis=0)) < np.pi).all()):
+        deltas[1:] += 0.0  # what np.unwrap adds there (a -0.0 becomes +0.0, as it does)
+        return deltas
+    out: FloatArray = np.unwrap(deltas, axis=0)
+    return out
+
+
 def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: TwoBoneResult | ChainResult,
               angles_sensitivity: tuple[FloatArray, FloatArray], tip_world: FloatArray, solved_world: FloatArray,
               world_scale: float, k_reach: FloatArray | None = None) -> ChainSolution:
@@ -420,7 +441,7 @@ def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: Two
     angles, sensitivity = angles_sensitivity
     deltas = angles - rig.rest_angles
     if n_frames > 1:
-        deltas = np.unwrap(deltas, axis=0)
+        deltas = _unwrapped(deltas)
     root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
     flags = np.reshape(result.flags, -1).astype(np.int64)
