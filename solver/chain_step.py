@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik, solve_two_bone
+from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik
 from .chain_description import ChainDescription, ChainSettings
+from .chain_maps import ShoulderMaps, inverted, stacked
 from .smoothing import TargetFilter, make_filter
-from .spaces import invert_matrices
 from .stretch import scale_targets, stretched_flags, volume_factor
+from .two_bone.batch import ChainCall, solve_two_bone_chains
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -217,69 +218,6 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, va
                    pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
 
 
-def _stacked(matrices: Sequence[FloatArray]) -> FloatArray:
-    """(K, R, 4, 4): one row for every chain when none moves, else every chain's N rows."""
-    rows = max(len(m) for m in matrices)
-    return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
-
-
-def _inverted(m: FloatArray) -> FloatArray:
-    """:func:`spaces.invert_matrices` of (K, R, 4, 4) matrices, in one call."""
-    return invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape)
-
-
-# The order numpy's einsum ("knij,knj->kni"; numpy 1.26, 2.4, 2.5) adds a 3-term row product in: the maps below
-# accumulate in it, so the solvers see the bits the einsum-based step gave them (CCD/FABRIK stop on a
-# tolerance, and a rounding of their input would move their output by up to it).
-EINSUM_ORDER = (0, 2, 1)
-
-
-def _map(linear: FloatArray, offset: FloatArray | None, columns: FloatArray,
-         order: Sequence[int] = EINSUM_ORDER) -> FloatArray:
-    """Per chain and row, the affine map ``linear @ p + offset`` of points given as coordinate planes.
-
-    Planes (one contiguous (K, P) array per coordinate) make every ufunc's inner loop run along the frames
-    rather than over two or three coordinates: several times faster than a broadcast ``einsum``, and each row
-    gets the same operations whatever the other chains in the stack.
-
-    Args:
-        linear: (K, R, D, E), R in (1, P): one map per chain for every point, or one per point.
-        offset: (K, R, D), or None for a linear map.
-        columns: (E, K, P) the points' coordinates, plane by plane.
-        order: the order the E products are added in (for E = 3; E = 2 adds them in index order).
-
-    Returns:
-        (D, K, P) the mapped coordinates, plane by plane.
-    """
-    terms = order if linear.shape[-1] == len(order) else range(linear.shape[-1])
-    first, *rest = terms
-    out = np.empty((linear.shape[-2], *columns.shape[1:]))
-    for d, acc in enumerate(out):
-        row = linear[..., d, :]
-        np.multiply(row[..., first], columns[first], out=acc)
-        for j in rest:
-            acc += row[..., j] * columns[j]
-        if offset is not None:
-            acc += offset[..., d]
-    return out
-
-
-def _planes(points: FloatArray) -> FloatArray:
-    """(K, P, E) points as (E, K, P) coordinate planes."""
-    return np.ascontiguousarray(np.moveaxis(points, -1, 0))
-
-
-def _points(planes: FloatArray) -> FloatArray:
-    """(D, K, P) coordinate planes as (K, P, D) points."""
-    return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
-
-
-def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
-    """(K, 3) each: the shoulder space's +x and +y in each upper bone's rest-local axes."""
-    pairs = [rig.shoulder_basis for rig in rigs]
-    return np.stack([x for x, _ in pairs]), np.stack([y for _, y in pairs])
-
-
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
                  fps: float = 24.0, previous: Sequence[Any] | None = None,
                  smooth_root: bool = True, sensitivity: bool = True,
@@ -326,46 +264,37 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
         return out
     valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
     arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
-    arm = _stacked(arms)
-    arm_inv = _inverted(arm)
+    arm = stacked(arms)
+    arm_inv = inverted(arm)
     inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
               for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
-    base = _stacked([c.base for c in inputs])
-    base_inv = _inverted(base)
-    x, y = _basis(rigs)
-    plane = np.stack([x, y], axis=1)[:, None]  # (K, 1, 2, 3): the shoulder plane's axes in rest-local axes
-
-    def to_2d(world: FloatArray, which: Sequence[int] | slice) -> FloatArray:
-        """World points of chains ``which`` in their shoulder space, stage by stage as before issue 17 (the
-        solvers see the same bits)."""
-        local = _map(base_inv[which, ..., :3, :3], base_inv[which, ..., :3, 3],
-                     _map(arm_inv[which, ..., :3, :3], arm_inv[which, ..., :3, 3], _planes(world)))
-        return _points(_map(plane[which], None, local, order=(0, 1, 2)))  # np.sum's order
-
-    targets = to_2d(np.stack([c.target for c in inputs]), slice(None))
+    maps = ShoulderMaps.of(arm, arm_inv, stacked([c.base for c in inputs]), rigs)
+    targets = maps.to_2d(np.stack([c.target for c in inputs]), slice(None))
     with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
     poles: list[FloatArray | None] = [None] * len(rigs)
     if with_pole:
-        mapped = to_2d(np.stack([p for p in (inputs[k].pole for k in with_pole) if p is not None]), with_pole)
+        mapped = maps.to_2d(np.stack([p for p in (inputs[k].pole for k in with_pole) if p is not None]), with_pole)
         for k, p2 in zip(with_pole, mapped, strict=True):
             poles[k] = p2
-    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units: the
-    # length of the upper bone's rest +Y (the shoulder space's +x at rest) in world space.
-    world_scale = np.mean(np.linalg.norm((arm[..., :3, :3] @ base[..., :3, :3])[..., 1], axis=-1), axis=1)
+    world_scale = maps.world_scale()
 
     # Stretch to reach: each such chain's solver sees its targets scaled by 1/k; its pose is scaled back below.
     reach = [_reach_inputs(rig, targets[k], poles[k]) for k, rig in enumerate(rigs)]
-    results = [_solve_one(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps,
-                          None if previous is None else previous[k], smooth_root, sensitivity)
-               for k, rig in enumerate(rigs)]
+    before = [None] * len(rigs) if previous is None else previous
+    # Every two-bone chain in one solver call (its kernel passes shared by the chains' frames).
+    calls = {k: _two_bone_call(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps, before[k], smooth_root)
+             for k, rig in enumerate(rigs) if rig.two_bone}
+    two_bone = dict(zip(calls, solve_two_bone_chains(list(calls.values())), strict=True))
+    results: list[tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]] = [
+        (two_bone[k], _two_bone_outputs(two_bone[k], n_frames, float(world_scale[k]), sensitivity)) if k in two_bone
+        else _solve_chain_solver(rig, reach[k][0], float(world_scale[k]), fps, before[k], smooth_root)
+        for k, rig in enumerate(rigs)]
     k_reach = [r[2] for r in reach]
 
     def to_world(points: Sequence[FloatArray]) -> FloatArray:
         """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
-        p2 = np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                       for p, k in zip(points, k_reach, strict=True)])
-        local = _map(np.swapaxes(plane, -1, -2), None, _planes(p2))
-        return _points(_map(arm[..., :3, :3], arm[..., :3, 3], _map(base[..., :3, :3], base[..., :3, 3], local)))
+        return maps.to_world(np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
+                                       for p, k in zip(points, k_reach, strict=True)]))
 
     tip_world = to_world([r.end for r, _ in results])
     # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
@@ -389,39 +318,39 @@ def _reach_inputs(rig: ChainDescription, targets: FloatArray, pole: FloatArray |
     return scaled.reshape(targets.shape), None if pole is None else pole / k[:, None], k
 
 
-def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
-               fps: float, previous: Any, smooth_root: bool, want_sensitivity: bool = True,
-               ) -> tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]:
-    """One chain's solver call on its shoulder-space targets; returns the result with (angles, sensitivity)."""
+def _two_bone_call(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
+                   fps: float, previous: Any, smooth_root: bool) -> ChainCall:
+    """A two-bone chain's solver arguments on its shoulder-space targets (one frame, as the live preview and
+    the Solve operator ask, takes the solver's scalar path: ~10x less overhead)."""
     s = rig.settings
-    n_frames = len(targets)
-    common: dict[str, Any] = {
-        "softness": float(s.softness),
-        "smoothing": target_filter(s, fps),
-        **strategy_options(s, world_scale),
-    }
-    root_smoothing = int(s.root_smoothing) if smooth_root else 0
-    result: TwoBoneResult | ChainResult
-    if rig.two_bone:
-        a, b = (float(v) for v in rig.lengths)
-        # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.
-        single = n_frames == 1
-        result = solve_two_bone(targets[0] if single else targets, a, b, bend=int(s.bend),
-                                pole=None if pole is None else (pole[0] if single else pole),
-                                limits=limits_of(rig), inner_softness=float(s.inner_softness),
-                                previous=previous, root_smoothing=root_smoothing, **common)
-        angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
-        sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
-                       else np.zeros(n_frames))
-    else:
-        solve = solve_ccd if s.solver == "CCD" else solve_fabrik
-        initial = rig.rest_angles.copy()
-        result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
-                       initial_angles=initial, previous=previous, root_smoothing=root_smoothing,
-                       **common)
-        angles = result.angles
-        sensitivity = np.zeros(n_frames)
-    return result, (angles, sensitivity)
+    a, b = (float(v) for v in rig.lengths)
+    single = len(targets) == 1
+    return ChainCall(targets=targets[0] if single else targets, a=a, b=b, bend=int(s.bend),
+                     pole=None if pole is None else (pole[0] if single else pole), softness=float(s.softness),
+                     inner_softness=float(s.inner_softness), limits=limits_of(rig), smoothing=target_filter(s, fps),
+                     previous=previous, root_smoothing=int(s.root_smoothing) if smooth_root else 0,
+                     **strategy_options(s, world_scale))
+
+
+def _two_bone_outputs(result: TwoBoneResult, n_frames: int, world_scale: float, want_sensitivity: bool
+                      ) -> tuple[FloatArray, FloatArray]:
+    """(angles (N, 2), sensitivity (N,) per world unit, zeros unless wanted) of a two-bone result."""
+    angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
+    sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
+                   else np.zeros(n_frames))
+    return angles, sensitivity
+
+
+def _solve_chain_solver(rig: ChainDescription, targets: FloatArray, world_scale: float, fps: float,
+                        previous: Any, smooth_root: bool) -> tuple[ChainResult, tuple[FloatArray, FloatArray]]:
+    """A CCD or FABRIK chain's solver call on its shoulder-space targets, with (angles, zero sensitivity)."""
+    s = rig.settings
+    solve = solve_ccd if s.solver == "CCD" else solve_fabrik
+    result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
+                   initial_angles=rig.rest_angles.copy(), previous=previous,
+                   root_smoothing=int(s.root_smoothing) if smooth_root else 0, softness=float(s.softness),
+                   smoothing=target_filter(s, fps), **strategy_options(s, world_scale))
+    return result, (result.angles, np.zeros(len(targets)))
 
 
 def _unwrapped(deltas: FloatArray) -> FloatArray:

@@ -5,8 +5,9 @@ shear, moving or static; planes off the axes; poles; the upper bone's own locati
 strategy; stretch to reach; target filters; CCD and FABRIK chains; frames with non-finite inputs; chains of
 different kinds solved together; one frame (the live preview's).
 
-Bit for bit: the new step applies the same stages in the same order of additions (``chain_step._map``), it only
-does so with ufuncs over whole planes of frames instead of a broadcast ``einsum``; every field must be equal.
+Bit for bit: the new step applies the same stages in the same order of additions, it only
+does so with ufuncs over whole planes of frames instead of a broadcast ``einsum`` (``solver.chain_maps``), and
+solves the two-bone chains in one batched call (``solver.two_bone.batch``); every field must be equal.
 """
 
 from __future__ import annotations
