@@ -13,10 +13,11 @@ solutions out): one ``solve_chain`` call per chain (each chain pays its own over
 armature and parent bone for every chain.
 
 Then (issue 11's last item, issue 17) the two-bone solver itself: one ``solve_two_bone`` per chain against one
-``solve_two_bone_chains`` for all of them (mixed lengths, bends, softness, limits and strategies; the same
-results bit for bit, tests/solver/test_two_bone_batch.py), and the crowd bake's solve stage (32 chains x 2,000
-frames, static armatures, no parent: bench_goals' crowd) through the chain step before issue 17
-(tests/solver/frozen_chain_step.py) and now, alternated in the same process, medians of process CPU time.
+``solve_two_bone_chains`` for all of them (mixed bends, softness, limits and strategies, four rigs' lengths
+or every chain its own; the same results bit for bit, tests/solver/test_two_bone_batch.py), and the crowd
+bake's solve stage (32 chains x 2,000 frames, static armatures, no parent: bench_goals' crowd) through the
+chain step before issue 17 (tests/solver/frozen_chain_step.py) and now, alternated in the same process,
+medians of process CPU time.
 """
 
 from __future__ import annotations
@@ -202,12 +203,15 @@ def _median_cpu(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, flo
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def _mixed_calls(chains: int, frames: int) -> list[ChainCall]:
+def _mixed_calls(chains: int, frames: int, shared: bool) -> list[ChainCall]:
+    """Chains with mixed bends, softness, limits and strategies; ``shared``: four rigs' lengths among them (a
+    crowd), else every chain its own."""
     rng = np.random.default_rng(chains + frames)
     t = np.linspace(0.0, 4 * np.pi, frames)
     calls = []
     for k in range(chains):
-        a, b = (float(v) for v in rng.uniform(0.5, 2.0, 2))
+        a, b = ((1.0, 0.6), (0.7, 1.3), (1.2, 1.2), (0.9, 1.0))[k % 4] if shared else (
+            float(v) for v in rng.uniform(0.5, 2.0, 2))
         reach = (a + b) * (0.6 + 0.5 * np.sin(t + k))
         targets = np.stack([reach * np.cos(t + k), reach * np.sin(0.7 * t)], axis=1)
         limits = JointLimits(shoulder=(-1.0, 1.2), elbow=(0.2, 2.0)) if k % 4 == 3 else None
@@ -219,12 +223,13 @@ def _mixed_calls(chains: int, frames: int) -> list[ChainCall]:
 def two_bone_batches() -> None:
     print(f"{'chains':>7} {'frames':>7} {'one call per chain':>19} {'one call for all':>17} {'speed-up':>9}"
           "   (two-bone solver only, median CPU)")
-    for chains, frames in ((8, 250), (32, 250), (32, 2_000), (128, 250)):
-        calls = _mixed_calls(chains, frames)
+    for chains, frames, shared in ((8, 250, True), (32, 250, True), (32, 2_000, True), (128, 250, True),
+                                   (32, 250, False)):
+        calls = _mixed_calls(chains, frames, shared)
         got = _median_cpu({"each": lambda calls=calls: [c.solve_alone() for c in calls],
                            "all": lambda calls=calls: solve_two_bone_chains(calls)}, 15)
         print(f"{chains:>7} {frames:>7} {got['each'] * 1e3:>16.2f} ms {got['all'] * 1e3:>14.2f} ms"
-              f" {got['each'] / got['all']:>8.1f}x")
+              f" {got['each'] / got['all']:>8.1f}x   {'4 rigs' if shared else 'every chain its own lengths'}")
 
 
 def crowd_step() -> None:

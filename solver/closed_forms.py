@@ -72,7 +72,7 @@ def half_angles(d: F, a: float, b: float, ops: Ops[F]) -> tuple[F, F]:
     return m, alpha
 
 
-def soft_outer(d: F, total: F | float, width: F | float, ops: Ops[F]) -> F:
+def soft_outer(d: F, total: float, width: float, ops: Ops[F]) -> F:
     """Soft IK at full reach: ``L - s exp(-(d - (L - s)) / s)`` above the knee ``L - s``, ``d`` below it.
 
     ``width`` (``s``) is in length units and must be > 0. Value and slope are continuous at the knee; the
@@ -83,7 +83,7 @@ def soft_outer(d: F, total: F | float, width: F | float, ops: Ops[F]) -> F:
     return ops.where(d > knee, total - width * ops.exp(-ops.maximum(d - knee, 0.0) / width), d)
 
 
-def soft_inner(d: F, inner: F | float, width: F | float, ops: Ops[F]) -> F:
+def soft_inner(d: F, inner: float, width: float, ops: Ops[F]) -> F:
     """Soft IK at the inner radius ``r``: ``r + s exp((d - (r + s)) / s)`` below the knee ``r + s`` (``s > 0``)."""
     knee = inner + width
     return ops.where(d < knee, inner + width * ops.exp(ops.minimum(d - knee, 0.0) / width), d)

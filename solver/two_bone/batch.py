@@ -1,18 +1,22 @@
-"""Several two-bone chains in one vectorized solve: their frames concatenated, the options per row.
+"""Several two-bone chains in one vectorized solve: their frames concatenated into shared kernel blocks.
 
-A bake of many chains paid each chain's own pass of the block kernel (about fifty ufunc calls, whatever the
-frame count). Here chains that take the same branches of the kernel (pole or not, soft IK on either boundary,
-which bone is longer) share blocks: their frames are concatenated, lengths and widths become per-row arrays,
-and the only frame-to-frame state (the held direction and the pole side) is forward-filled within each chain,
-never from the chain before it. The limits pass and the strategies then run on each chain's own rows, with
-its own options. Every result equals :func:`solver.solve_two_bone`'s for the same chain, bit for bit: each
-row sees the same operations.
+A bake of many chains paid each chain's own passes of the block kernel (about fifty ufunc calls per block,
+whatever its frame count). Here chains whose kernel options agree (lengths, soft widths, clamp margins: the
+characters of a crowd share their rigs) and that take the same branch (pole or not) share blocks; the only
+frame-to-frame state, the held direction and the pole side, is forward-filled within each chain, never from
+the chain before it. The limits pass and the strategies then run on each chain's own rows with its own
+options. Every result equals :func:`solver.solve_two_bone`'s for the same chain, bit for bit: each row sees the
+same operations.
+
+Per-row lengths (one group for chains of different lengths) were measured slower than one call per chain: the
+per-row option arrays (``np.repeat`` and the kernel's array-bound clip) cost more than the calls they saved, so
+chains of different lengths keep one kernel pass each (benchmarks/bench_chains.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,8 +26,8 @@ from ..options import Options
 from ..result import SolverState, TwoBoneResult
 from ..smoothing import TargetFilter, smooth_targets
 from .arguments import cached_options, frame_bend, frame_pole
-from .kernel import BLOCK, Frames, Length, solve_block
-from .solve import finish, solve_two_bone
+from .kernel import BLOCK, Frames, solve_block
+from .solve import finish, solve_frames, solve_two_bone
 
 FloatArray = NDArray[np.float64]
 BendRows = int | NDArray[np.int8]
@@ -58,40 +62,6 @@ class ChainCall:
 
 
 @dataclass(frozen=True)
-class RowOptions:
-    """What the block kernel reads of the options (:class:`solver.two_bone.kernel.KernelOptions`), for the
-    rows of a batch: a float where every chain has the same value, else one value per row."""
-
-    a: Length
-    b: Length
-    total: Length
-    inner: Length
-    eps: Length
-    zero_distance: Length
-    outer_width: Length
-    inner_width: Length
-    pole_deadzone: float
-
-    @classmethod
-    def of(cls, options: Sequence[Options], counts: NDArray[np.intp]) -> RowOptions:
-        """The options of chains with ``counts`` rows each, row by row."""
-        values: dict[str, Length] = {}
-        for f in fields(cls):
-            per_chain = [float(getattr(o, f.name)) for o in options]
-            same = all(v == per_chain[0] for v in per_chain)
-            values[f.name] = per_chain[0] if same else np.repeat(np.array(per_chain), counts)
-        deadzone = values.pop("pole_deadzone")
-        if not isinstance(deadzone, float):
-            raise ValueError("a batch of chains mixes pole deadzones")
-        return cls(**values, pole_deadzone=deadzone)
-
-    def rows(self, sl: slice) -> RowOptions:
-        """The options of rows ``sl``."""
-        sliced = {f.name: getattr(self, f.name) for f in fields(self)}
-        return RowOptions(**{k: v if isinstance(v, float) else v[sl] for k, v in sliced.items()})
-
-
-@dataclass(frozen=True)
 class _Prepared:
     """One chain's checked arguments, as :func:`solver.solve_two_bone` checks them."""
 
@@ -103,10 +73,11 @@ class _Prepared:
     previous: SolverState | None
 
     @property
-    def key(self) -> tuple[bool, bool, bool, bool]:
-        """The kernel branches this chain takes: chains that share them share blocks."""
+    def key(self) -> tuple[object, ...]:
+        """What the block kernel reads of this chain beyond its rows: chains with the same key share blocks."""
         o = self.opts
-        return self.pole is None, o.outer_width > 0.0, o.inner_width > 0.0, o.a >= o.b
+        return (self.pole is None, o.a, o.b, o.total, o.inner, o.eps, o.zero_distance, o.outer_width,
+                o.inner_width, o.pole_deadzone)
 
 
 def _prepared(call: ChainCall) -> _Prepared | None:
@@ -129,7 +100,7 @@ def _prepared(call: ChainCall) -> _Prepared | None:
 
 def solve_two_bone_chains(calls: Sequence[ChainCall]) -> list[TwoBoneResult]:
     """``[call.solve_alone() for call in calls]``, bit for bit, with one block-kernel pass per group of chains
-    that take the same kernel branches instead of one per chain.
+    with the same kernel options instead of one per chain.
 
     Args:
         calls: the chains' arguments; chains of one frame (the live preview's) or with arguments
@@ -142,7 +113,7 @@ def solve_two_bone_chains(calls: Sequence[ChainCall]) -> list[TwoBoneResult]:
         ValueError: as :func:`solver.solve_two_bone` for the first call it rejects.
     """
     results: list[TwoBoneResult | None] = [None] * len(calls)
-    groups: dict[tuple[bool, bool, bool, bool], list[tuple[int, _Prepared]]] = {}
+    groups: dict[tuple[object, ...], list[tuple[int, _Prepared]]] = {}
     for i, call in enumerate(calls):
         ready = _prepared(call)
         if ready is None:
@@ -150,6 +121,10 @@ def solve_two_bone_chains(calls: Sequence[ChainCall]) -> list[TwoBoneResult]:
         else:
             groups.setdefault(ready.key, []).append((i, ready))
     for members in groups.values():
+        if len(members) == 1:  # nothing to share: the one-chain driver, without the batch's bookkeeping
+            i, p = members[0]
+            results[i] = solve_frames(p.raw, p.aimed, p.opts, p.bend, p.pole, p.previous)
+            continue
         for (i, _), result in zip(members, _solve_group([p for _, p in members]), strict=True):
             results[i] = result
     return [r for r in results if r is not None]
@@ -164,14 +139,13 @@ def _bend_rows(chains: Sequence[_Prepared], counts: NDArray[np.intp]) -> BendRow
 
 
 def _solve_group(chains: Sequence[_Prepared]) -> list[TwoBoneResult]:
-    """Chains that take the same kernel branches, solved in shared blocks (see the module text)."""
+    """Chains with the same kernel options, solved in shared blocks (see the module text)."""
     counts = np.array([len(c.aimed) for c in chains], dtype=np.intp)
     ends = np.cumsum(counts)
     starts = ends - counts
     total_rows = int(ends[-1])
     out = Frames.empty(total_rows)
     aimed = np.concatenate([c.aimed for c in chains])  # contiguous: rows viewed as complex numbers
-    row_opts = RowOptions.of([c.opts for c in chains], counts)
     bend = _bend_rows(chains, counts)
     pole = None if chains[0].pole is None else np.concatenate([c.pole for c in chains if c.pole is not None])
     chain_of_row = np.repeat(np.arange(len(chains)), counts)
@@ -189,7 +163,7 @@ def _solve_group(chains: Sequence[_Prepared]) -> list[TwoBoneResult]:
         rows = chain_of_row[sl]
         dx, dy, used = solve_block(
             out, sl, aimed[sl], bend if isinstance(bend, int) else bend[sl], None if pole is None else pole[sl],
-            row_opts.rows(sl), (carry_x[rows], carry_y[rows]), carry_bend[rows],
+            chains[0].opts, (carry_x[rows], carry_y[rows]), carry_bend[rows],
             None if phi is None else phi[sl], np.maximum(starts[rows] - start, 0))
         # The carries of the chains in this block: their last row in it.
         present = np.arange(rows[0], rows[-1] + 1)

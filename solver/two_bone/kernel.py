@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,36 +15,13 @@ from numpy.typing import NDArray
 from .. import closed_forms
 from ..closed_forms import ARRAYS
 from ..limits import TAU
-from ..options import clamp_bounds
+from ..options import Options, clamp_bounds
 from ..result import IKFlag
+from ..soft import soft_distance, soft_inner_distance
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
-Length = float | FloatArray  # one chain's value, or one per row of a batch of chains
-
-
-class KernelOptions(Protocol):
-    """What the kernel reads of the options: :class:`solver.options.Options` for one chain, per-row arrays for
-    a batch of chains (:class:`solver.two_bone.batch.RowOptions`)."""
-
-    @property
-    def a(self) -> Length: ...
-    @property
-    def b(self) -> Length: ...
-    @property
-    def total(self) -> Length: ...
-    @property
-    def inner(self) -> Length: ...
-    @property
-    def eps(self) -> Length: ...
-    @property
-    def zero_distance(self) -> Length: ...
-    @property
-    def outer_width(self) -> Length: ...
-    @property
-    def inner_width(self) -> Length: ...
-    @property
-    def pole_deadzone(self) -> float: ...
+Carry = float | FloatArray  # one chain's carried value, or one per row of a batch of chains (solver.two_bone.batch)
 
 BLOCK = 8192  # frames per block: keeps every temporary in L2 cache (about 4x faster than whole arrays)
 
@@ -108,18 +84,23 @@ class Frames:
 
 
 def _forward_fill(valid: NDArray[np.bool_], first: IntArray | int = 0) -> tuple[IntArray, NDArray[np.bool_]]:
-    """Index of the latest valid frame at or before each frame, and whether one exists since ``first`` (the
-    row's own chain's first row in a batch of chains: a valid row of the chain before it does not count)."""
+    """Index of the latest valid frame at or before each frame, and whether one exists since ``first`` (in a
+    batch of chains, per row its own chain's first row: a valid row of the chain before it does not count)."""
     idx = np.where(valid, np.arange(valid.size), -1)
     np.maximum.accumulate(idx, out=idx)
     return idx, idx >= first
 
 
 def _held_direction(
-    tx: FloatArray, ty: FloatArray, raw_d: FloatArray, d_min: float, zero: Length,
-    carry: tuple[Length, Length], first: IntArray | int,
+    tx: FloatArray,
+    ty: FloatArray,
+    raw_d: FloatArray,
+    d_min: float,
+    zero: float,
+    carry: tuple[Carry, Carry],
+    first: IntArray | int,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_] | None]:
-    if (d_min > zero) if isinstance(zero, float) else bool((raw_d > zero).all()):
+    if d_min > zero:
         return tx / raw_d, ty / raw_d, None
     valid = raw_d > zero
     safe = np.where(valid, raw_d, 1.0)
@@ -131,8 +112,10 @@ def _held_direction(
     return dx, dy, ~valid
 
 
-def _pole_bend(dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int | NDArray[np.int8],
-               first: IntArray | int) -> NDArray[np.int8]:
+def _pole_bend(
+    dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int | NDArray[np.int8],
+    first: IntArray | int,
+) -> NDArray[np.int8]:
     px = pole[:, 0]
     py = pole[:, 1]
     cross = dx * py - dy * px
@@ -143,38 +126,14 @@ def _pole_bend(dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float
     return np.where(have, side[idx], fallback).astype(np.int8)
 
 
-def _uniform(condition: bool | NDArray[np.bool_]) -> bool:
-    """A branch condition of the kernel, for one chain (a bool) or per row of a batch (every row must agree:
-    :mod:`.batch` groups chains so that they do)."""
-    if isinstance(condition, bool):
-        return condition
-    every = bool(condition.all())
-    if not every and bool(condition.any()):
-        raise ValueError("a batch of chains mixes kernel branches")
-    return every
-
-
-def _bounds(a: Length, b: Length, eps: Length) -> tuple[Length, Length]:
-    """:func:`solver.options.clamp_bounds` of one chain's floats or of per-row arrays (the same operations)."""
-    if isinstance(a, float) and isinstance(b, float) and isinstance(eps, float):
-        return clamp_bounds(a, b, eps)
-    lo = np.abs(a - b) + eps
-    hi = a + b - eps
-    collapsed = lo > hi
-    if bool(np.any(collapsed)):
-        mid = 0.5 * (np.abs(a - b) + a + b)
-        lo, hi = np.where(collapsed, mid, lo), np.where(collapsed, mid, hi)
-    return lo, hi
-
-
 def solve_block(
     out: Frames,
     sl: slice,
     targets: FloatArray,
     bend: int | NDArray[np.int8],
     pole: FloatArray | None,
-    opts: KernelOptions,
-    carry_dir: tuple[Length, Length],
+    opts: Options,
+    carry_dir: tuple[Carry, Carry],
     carry_bend: int | NDArray[np.int8],
     phi_out: FloatArray | None,
     first: IntArray | int = 0,
@@ -190,16 +149,16 @@ def solve_block(
         targets: (rows, 2) contiguous, the targets the block aims at.
         bend: the fixed side (one, or per row); replaced per row by the pole's side when ``pole`` is given.
         pole: (rows, 2) or None.
-        opts: one chain's options, or per-row values for a batch of chains.
+        opts: the options (shared by every chain of a batch: :mod:`.batch` groups chains by them).
         carry_dir, carry_bend: direction and pole side for rows before the first valid one of their chain
-            (floats, or per row).
+            (one chain's, or per row for a batch).
         phi_out: where the target angles go (for the limits pass), or None.
         first: per row, the block row its chain starts on (0 when it started in an earlier block); a plain 0
             for one chain.
 
     Returns:
-        Per row the unit direction (x, y) the block solved along and the side used: the carries of the rows
-        after (one chain continues from the last row).
+        Per row the unit direction (x, y) the block solved along, and the side used: the carries of the rows
+        after (one chain continues from its last row).
     """
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
     raw_d = out.distance[sl]
@@ -217,22 +176,18 @@ def solve_block(
         flags[held] |= F_HELD
 
     soft = raw_d
-    if _uniform(opts.outer_width > 0.0):
-        soft = closed_forms.soft_outer(soft, total, opts.outer_width, ARRAYS)
+    if opts.outer_width > 0.0:
+        soft = soft_distance(soft, total, opts.outer_width)
         flags[raw_d > total - opts.outer_width] |= F_SOFT
-    if _uniform(opts.inner_width > 0.0):
+    if opts.inner_width > 0.0:
         flags[soft < inner + opts.inner_width] |= F_SOFT
-        soft = closed_forms.soft_inner(soft, inner, opts.inner_width, ARRAYS)
+        soft = soft_inner_distance(soft, inner, opts.inner_width)
     if soft is not raw_d:
         d_min, d_max = float(soft.min()), float(soft.max())
-    lo, hi = _bounds(a, b, opts.eps)
-    if isinstance(hi, float) and isinstance(lo, float):
-        if d_max > hi:
-            flags[soft > hi] |= F_OUTER
-        if d_min < lo:
-            flags[soft < lo] |= F_INNER
-    else:
+    lo, hi = clamp_bounds(a, b, opts.eps)
+    if d_max > hi:
         flags[soft > hi] |= F_OUTER
+    if d_min < lo:
         flags[soft < lo] |= F_INNER
     d = out.solved_distance[sl]
     np.clip(soft, lo, hi, out=d)
@@ -244,7 +199,7 @@ def solve_block(
     lpd = d + total
     q_in = dmr * dpr  # d^2 - r^2
     p_out = lmd * lpd  # L^2 - d^2
-    near, far = (dmr, dpr) if _uniform(a >= b) else (dpr, dmr)
+    near, far = (dmr, dpr) if a >= b else (dpr, dmr)
     near *= lmd
     far *= lpd
     # cos/sin of the doubled half angles, divided by the *computed* sum of squares (not the exact 4ad, 4ab):
