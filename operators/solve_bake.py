@@ -20,9 +20,11 @@ from .common import armature_poll, chains_with, selected_armatures
 def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool,
                  refused: str, before_checks: Callable[[list[bpy.types.Object]], None] | None = None
                  ) -> Batch | None:
-    """Check every chain of every selected armature (or only the active chain) before any change. Returns the
-    valid chains with the reasons of the others, or None (reported) when no chain can go ahead.
-    ``before_checks`` gets the armatures first (a take is started there); a ChainError it raises is reported."""
+    """Check every chain of every selected armature (or only the active chain) before any change.
+
+    Returns the valid chains with the reasons of the others, or None (reported) when no chain can go ahead.
+    ``before_checks`` gets the armatures first (a take is started there); a ChainError it raises is reported.
+    """
     selection = [(arm, chains) for arm, chains in
                  selection_of(context, chains_with(selected_armatures(context)), only_active) if chains]
     if not selection:
@@ -42,8 +44,10 @@ def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active
 
 
 def _local_actions(op: bpy.types.Operator, armatures: list[bpy.types.Object], *, create: bool = True) -> None:
-    """Before the first key is written: keys never go into linked data (a library override's linked action
-    gets a local copy, see :mod:`linked_data`); say so when an action was made."""
+    """Make sure keys never go into linked data, before the first key is written.
+
+    A library override's linked action gets a local copy (see :mod:`linked_data`); said when an action was made.
+    """
     for arm in armatures:
         note = linked_data.ensure_local_action(arm, create=create)
         if note is not None:

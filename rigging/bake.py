@@ -14,6 +14,7 @@ from typing import Any
 import bpy
 import numpy as np
 
+from ..solver.chain_channels import ChannelValues
 from ..solver.chain_description import ERROR_PROP, FLAGS_PROP
 from ..solver.result import LIMITED
 from ..solver.rotations import rotation_property
@@ -39,6 +40,16 @@ WORST_FRAMES_KEPT = 10
 
 @dataclass
 class ChainReport:
+    """What one chain's bake did, for the operator's report and the chain's panel.
+
+    Attributes:
+        frames: frames keyed (the valid ones).
+        error_max, error_mean: tip-to-target distance over those frames (world units).
+        limited_frames: frames where a joint limit changed the analytic angle.
+        invalid_frames: scene frames skipped (no finite target).
+        warnings: further messages, e.g. a playback mismatch.
+    """
+
     chain_name: str
     armature_name: str
     frames: int = 0
@@ -49,6 +60,7 @@ class ChainReport:
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        """The one-line report of the bake, with the skipped frames when there are any."""
         text = say(msg.BAKE_SUMMARY, armature=self.armature_name, chain=self.chain_name, frames=self.frames,
                    max=self.error_max, mean=self.error_mean, limited=self.limited_frames)
         if self.invalid_frames:
@@ -62,12 +74,18 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
 
 
 def bone_path(bone: str, prop: str) -> str:
+    """Data path of a pose bone's property ``prop``; the add-on's own (``soft_ik_*``) are custom properties."""
     return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
-    """Read and check every chain; raises :class:`ChainError` before anything is changed. Chains of the
-    armature that are not in ``chains`` matter only when they share a bone with one that is."""
+    """Read and check every chain before anything is changed.
+
+    Chains of the armature that are not in ``chains`` matter only when they share a bone with one that is.
+
+    Raises:
+        ChainError: the first problem found, naming the chain and what to do.
+    """
     check_editable(armature)
     key_target.check_armature(armature)
     check_shared_bones(armature, chains)
@@ -154,12 +172,21 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
 
 
 def essential_keys(values: np.ndarray) -> np.ndarray:
-    """Mask of the keys a linear or constant curve needs: a key whose (float32, as stored) value equals both
-    neighbours' lies on the line between them and is dropped, so a channel that holds still (a quaternion
-    component that is always 0, a flag that never changes) costs two keys instead of one per frame. The first
-    and last keys are always kept, so the curve outside the range is unaffected."""
-    v = values.astype(np.float32)
-    keep = np.ones(len(v), dtype=bool)
+    """Mask of the keys a linear or constant curve needs.
+
+    A key whose (float32, as stored) value equals both neighbours' lies on the line between them and is
+    dropped, so a channel that holds still (a quaternion component that is always 0, a flag that never changes)
+    costs two keys instead of one per frame. The first and last keys are always kept, so the curve outside the
+    range is unaffected.
+
+    Args:
+        values: (n,) one curve's values per key, or (n, k) one column per curve.
+
+    Returns:
+        A bool mask of ``values``' shape.
+    """
+    v = values.astype(np.float32, copy=False)
+    keep = np.ones(v.shape, dtype=bool)
     if len(v) > 2:
         keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
     return keep
@@ -186,9 +213,21 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
 
 def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
                    interpolation: str = "LINEAR") -> verification.Keyed:
-    """Write the solution's keys into [start, end]; keys outside it and other channels are untouched. Returns
-    what was written, for :func:`verify_written`. ``interpolation`` is the transform channels' (a reduced bake
-    may ask for BEZIER); the error and flags curves keep theirs."""
+    """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
+
+    Every curve of the chain is found or created in one pass and each property's columns are written together
+    (:func:`anim_keys.write_columns`), then the keys are recorded for Clear (:mod:`bake_records`).
+
+    Args:
+        rig: the chain, checked by :func:`prepare`.
+        sol: its solution over the range (invalid frames get no key).
+        start, end: the baked range, scene frames (keys go to the action's time, NLA tweak mode included).
+        interpolation: the transform channels' (a reduced bake may ask for BEZIER); the error and flags curves
+            keep theirs.
+
+    Returns:
+        What was written, for :func:`verify_written`.
+    """
     obj = rig.armature
     pose = obj.pose.bones
     keep = sol.valid
@@ -200,22 +239,6 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
-    written: list[bake_records.Written] = []
-    keyed: dict[int, np.ndarray] = {}
-
-    def put(bone: str, prop: str, values: np.ndarray, interpolation: str = "LINEAR") -> None:
-        values = values.reshape(len(sol.frames), -1)
-        if not every:
-            values = values[keep]
-        for i in range(values.shape[1]):
-            fc = anim_keys.ensure_fcurve(obj, bone_path(bone, prop), i, bone)
-            column = values[:, i].astype(np.float32)
-            needed = essential_keys(column)
-            co = anim_keys.write_keys(fc, frames[needed], column[needed], start=start_t, end=end_t,
-                                      interpolation=interpolation)
-            keyed[fc.as_pointer()] = column
-            written.append(bake_records.Written(bone, prop, i, co, interpolation))
-
     modes = _rotation_modes(rig)
     previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
     lower = pose[rig.bone_names[-1]]
@@ -225,9 +248,26 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     obj.update_tag()
+    blocks: list[tuple[ChannelValues, np.ndarray]] = []
     for channel in channel_values(rig, sol, modes, previous):
+        rows = channel.values.reshape(len(sol.frames), -1)
+        # As stored: the essential keys and the verification's known values compare float32 values.
+        blocks.append((channel, (rows if every else rows[keep]).astype(np.float32)))
+    # Every curve of the chain found or created in one pass, then each property's columns written together.
+    curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
+                                            for channel, stored in blocks for i in range(stored.shape[1])])
+    written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
+    for channel, stored in blocks:
+        fcurves, curves = curves[:stored.shape[1]], curves[stored.shape[1]:]
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
-        put(channel.bone, channel.prop, channel.values, interpolation if transform else channel.interpolation)
+        shape = interpolation if transform else channel.interpolation
+        cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
+                                      interpolation=shape)
+        columns = np.ascontiguousarray(stored.T)
+        for i, (fc, co) in enumerate(zip(fcurves, cos, strict=True)):
+            keyed[fc.as_pointer()] = columns[i]
+            written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
     return verification.Keyed(times=frames, values=keyed)
@@ -235,10 +275,12 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
 
 def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.ndarray, values: np.ndarray,
                   start: int, end: int, interpolation: str = "LINEAR") -> None:
-    """Replace the keys of one owned channel in scene frames [start, end] after :func:`write_solution` (say, a
-    verification pass re-keying the measured error): written in the action's time like the bake's own keys and
-    recorded, so Clear removes them too. ``frames`` are scene frames; keys a linear curve does not need are
-    dropped as in the bake."""
+    """Replace the keys of one owned channel in scene frames [start, end] after :func:`write_solution`.
+
+    Say, a verification pass re-keying the measured error: written in the action's time like the bake's own
+    keys and recorded, so Clear removes them too. ``frames`` are scene frames; keys a linear curve does not
+    need are dropped as in the bake.
+    """
     obj = rig.armature
     times = key_target.key_times(obj, np.asarray(frames, dtype=np.float64))
     start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
@@ -253,8 +295,11 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
 
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
                            channels: Sequence[tuple[str, int]], start: float, end: float) -> list[tuple[str, str, int]]:
-    """Channels an earlier bake owned but this one does not (e.g. the strategy changed) lose the bake's keys in
-    range too, or stale scale/location keys would keep acting; returns them as (bone, prop, index)."""
+    """Remove the bake's keys in range from channels an earlier bake owned but this one does not.
+
+    Say the strategy changed: stale scale/location keys would keep acting. Returns those channels as
+    (bone, prop, index).
+    """
     obj = rig.armature
     wanted = set(channels)
     out = []
@@ -272,9 +317,12 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
 
 
 def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
-    """The bone's keyed rotation just before the range, so Euler/quaternion values continue from it."""
+    """The bone's keyed rotation just before the range (None unless every component is keyed).
+
+    Euler and quaternion values continue from it.
+    """
     prop, size = rotation_property(mode)
-    curves = [anim_keys.find_fcurve(obj, bone_path(bone, prop), i) for i in range(size)]
+    curves = anim_keys.find_fcurves(obj, [(bone_path(bone, prop), i) for i in range(size)])
     values = [_value_before(fc, start - 1) for fc in curves]
     if any(v is None for v in values):
         return None
@@ -282,6 +330,7 @@ def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float
 
 
 def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> ChainReport:
+    """Store the bake's range, errors and worst frames on the chain (the panel shows them) and return its report."""
     chain = rig.chain
     report = ChainReport(chain.name, rig.armature.name)
     err = sol.error[sol.valid]
@@ -303,10 +352,17 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
 def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
                    start: int, end: int, keyed: Sequence[verification.Keyed | None] | None = None,
                    ) -> list[tuple[ChainSolution, str | None]]:
-    """Measure what Blender plays back from the keys just written (:mod:`verification`; ``keyed``: what
-    :func:`write_solution` returned per chain). Where the lower bone's tail differs from the solved tip by more
-    than the tolerance, the error curve is re-keyed with the measured distance and the chain gets a warning
-    naming the frames. Returns each solution with the errors it keyed."""
+    """Measure what Blender plays back from the keys just written (:mod:`verification`).
+
+    Where the lower bone's tail differs from the solved tip by more than the tolerance, the error curve is
+    re-keyed with the measured distance and the chain gets a warning naming the frames.
+
+    Args:
+        keyed: what :func:`write_solution` returned per chain (None: read the curves back).
+
+    Returns:
+        Each solution with the errors it keyed, and its warning or None.
+    """
     out: list[tuple[ChainSolution, str | None]] = []
     for rig, sol, ver in zip(rigs, solutions, verification.measure(context, rigs, solutions, keyed), strict=True):
         if not ver.mismatch.any():
@@ -325,6 +381,8 @@ def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutio
 
 
 def clear_bakes(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> bake_records.ClearResult:
-    """Remove exactly the keys the bakes of each chain wrote and still hold as written, from the actions they
-    were written into (:func:`bake_records.clear`)."""
+    """Remove exactly the keys the bakes of each chain wrote and still hold as written.
+
+    From the actions they were written into (:func:`bake_records.clear`).
+    """
     return bake_records.clear(armature, chains)

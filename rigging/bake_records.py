@@ -54,11 +54,14 @@ class Written:
 
 @dataclass
 class ClearResult:
+    """What a Clear did."""
+
     touched: int = 0  # curves keys were removed from
     messages: list[str] = field(default_factory=list)  # what was kept and why (reported as warnings)
 
 
 def chain_uid(chain: bpy.types.PropertyGroup, create: bool = False) -> str | None:
+    """The chain's hidden uid, the key of its records (created with ``create``; None when it has none)."""
     uid = chain.get(CHAIN_UID)
     if not uid and create:
         uid = chain[CHAIN_UID] = uuid.uuid4().hex
@@ -76,9 +79,11 @@ def _bones_by_tag(armature: bpy.types.Object) -> dict[str, list[str]]:
 
 def _bone_tag(armature: bpy.types.Object, name: str, by_tag: dict[str, list[str]],
               owned: set[tuple[str, str]]) -> str:
-    """The bone's tag, created if missing. Duplicating a bone copies its tag; a tag must name one bone, so a
-    shared tag stays with the bone the chain recorded under it (``owned``: (tag, name) pairs) and the copies
-    get new ones."""
+    """The bone's tag, created if missing.
+
+    Duplicating a bone copies its tag; a tag must name one bone, so a shared tag stays with the bone the chain
+    recorded under it (``owned``: (tag, name) pairs) and the copies get new ones.
+    """
     pb = armature.pose.bones[name]
     tag = str(pb.get(BONE_TAG) or "")
     sharing = by_tag.get(tag, [])
@@ -104,8 +109,10 @@ def _resolve(by_tag: dict[str, list[str]], tag: str, name: str) -> str:
 
 
 def follow_renames(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
-    """Point the chain at its bones again after they were renamed (found by their tags). A bone name the user
-    set on the chain since the bake is the user's choice and stays."""
+    """Point the chain at its bones again after they were renamed (found by their tags).
+
+    A bone name the user set on the chain since the bake is the user's choice and stays.
+    """
     tags, names = str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t")
     if len(tags) != 2 or len(names) != 2:
         return
@@ -160,9 +167,19 @@ def recorded_channels(armature: bpy.types.Object, chain: bpy.types.PropertyGroup
 def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, action: bpy.types.Action, handle: int,
                 written: Iterable[Written], start: float, end: float, replaced: Iterable[tuple[str, str, int]] = ()
                 ) -> None:
-    """Merge a bake into the chain's record in (action, slot): on every channel written, and every channel in
-    ``replaced`` (bone, prop, index) whose keys the bake removed, the recorded keys inside [start, end]
-    (action time) are replaced by ``written``; elsewhere the record keeps what earlier bakes wrote."""
+    """Merge a bake into the chain's record in (action, slot).
+
+    On every channel written, and every channel in ``replaced`` whose keys the bake removed, the recorded keys
+    inside [start, end] are replaced by ``written``; elsewhere the record keeps what earlier bakes wrote.
+
+    Args:
+        armature: the chain's armature.
+        chain: the chain baked.
+        action, handle: the action and slot the keys went into (:func:`anim_keys.slot_handle`).
+        written: the keys written per channel.
+        start, end: the baked range, action time (frames).
+        replaced: (bone, prop, index) of the channels whose keys in range the bake removed.
+    """
     uid = chain_uid(chain) or _adopt_uid(armature, chain) or chain_uid(chain, create=True)
     assert uid is not None
     by_tag = _bones_by_tag(armature)
@@ -188,15 +205,19 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         ckey = _channel_key(_bone_tag(armature, bone, by_tag, owned), prop, index)
         if ckey in channels:
             _set_co(channels[ckey], _outside(_co(channels[ckey]), start, end))
+    tags: dict[str, str] = {}  # a bone's tag is settled by its first _bone_tag call
     for w in written:
-        ckey = _channel_key(_bone_tag(armature, w.bone, by_tag, owned), w.prop, w.index)
+        tag = tags.get(w.bone) or tags.setdefault(w.bone, _bone_tag(armature, w.bone, by_tag, owned))
+        ckey = _channel_key(tag, w.prop, w.index)
+        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
         if ckey not in channels:
-            channels[ckey] = {"tag": ckey.split("\t")[0], "bone": w.bone, "prop": w.prop, "index": w.index,
-                              "interpolation": w.interpolation, "co": np.zeros(0, dtype=np.float32)}
+            # A first bake of the channel (every channel of a fresh chain): the record is created whole.
+            channels[ckey] = {"tag": tag, "bone": w.bone, "prop": w.prop, "index": w.index,
+                              "interpolation": w.interpolation, "co": np.ascontiguousarray(new).ravel()}
+            continue
         channel = channels[ckey]
         channel["bone"], channel["interpolation"] = w.bone, w.interpolation
         old = _co(channel)
-        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
         if len(old):
             frames = old[:, 0]
             new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
@@ -206,8 +227,11 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
 
 
 def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
-    """The uid of the chain's records when the chain lost it (Blender drops add-on ID properties on a library
-    override when the file is reopened; the records on the shot's local action stay), set on the chain again."""
+    """The uid of the chain's records when the chain lost it, set on the chain again.
+
+    Blender drops add-on ID properties on a library override when the file is reopened; the records on the
+    shot's local action stay.
+    """
     for action in bpy.data.actions:
         records: Any = action.get(RECORDS)
         for key in (records or {}).keys():
@@ -252,8 +276,11 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
 
 def drop_empty_curve(armature: bpy.types.Object, fcurve: bpy.types.FCurve, bone: str, prop: str, index: int, *,
                      playing: bool = True) -> None:
-    """Remove a curve the bake's keys were all removed from; when the armature plays it (``playing``), its pose
-    channel goes back to rest, or the last baked value (say a stretch) would stay in the pose and be saved."""
+    """Remove a curve the bake's keys were all removed from.
+
+    When the armature plays it (``playing``), its pose channel goes back to rest, or the last baked value (say
+    a stretch) would stay in the pose and be saved.
+    """
     anim_keys.remove_fcurve(fcurve)
     rest = REST_VALUES.get(prop)
     if rest is not None and playing and bone in armature.pose.bones:
@@ -261,8 +288,10 @@ def drop_empty_curve(armature: bpy.types.Object, fcurve: bpy.types.FCurve, bone:
 
 
 def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> ClearResult:
-    """Remove what the recorded bakes of ``chains`` wrote, from every action (slot) the armature plays and
-    nobody else does. Records in actions it does not play, or shares with another ID, are kept and said."""
+    """Remove what the recorded bakes of ``chains`` wrote, from every action (slot) only the armature plays.
+
+    Records in actions it does not play, or shares with another ID, are kept and said.
+    """
     result = ClearResult()
     played = anim_keys.played_slots(armature)
     for chain in chains:

@@ -26,13 +26,17 @@ class Batch:
     total: int = 0
 
     def refuse(self, message: str) -> None:
+        """Add a reason a chain was left out."""
         # One problem can disqualify several chains (two chains sharing a bone, a linked armature): say it once.
         if message not in self.refused:
             self.refused.append(message)
 
     def report(self, template: str) -> str:
-        """``template`` (:data:`messages.BATCH_NOT_BAKED` or ``BATCH_NOT_SOLVED``) with every reason; the reason
-        alone when the operator acted on one chain."""
+        """The report of the refused chains: ``template`` with every reason.
+
+        ``template`` is :data:`messages.BATCH_NOT_BAKED` or ``BATCH_NOT_SOLVED``; the reason alone when the
+        operator acted on one chain.
+        """
         if self.total == 1 and len(self.refused) == 1:
             return self.refused[0]
         return say(template, count=self.total - len(self.rigs), total=self.total, reasons="\n".join(self.refused))
@@ -52,8 +56,11 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
 
 
 def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray) -> list[ChainSolution]:
-    """Solve the batch's chains in one sampling pass. A chain that cannot be solved (no finite target frame)
-    is moved to the refused ones and the others are solved without it."""
+    """Solve the batch's chains in one sampling pass.
+
+    A chain that cannot be solved (no finite target frame) is moved to the refused ones and the others are
+    solved without it.
+    """
     try:
         return bake.solve_chains(context, batch.rigs, frames)
     except ChainError:
@@ -72,8 +79,11 @@ def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray) ->
 
 def selection_of(context: bpy.types.Context, armatures: Sequence[bpy.types.Object],
                  only_active: bool) -> list[tuple[bpy.types.Object, list[bpy.types.PropertyGroup]]]:
-    """(armature, chains) an operator acts on: every chain of ``armatures``, or with ``only_active`` the
-    active chain of the active armature alone (the other selected armatures are left out)."""
+    """(armature, chains) an operator acts on.
+
+    Every chain of ``armatures``, or with ``only_active`` the active chain of the active armature alone (the
+    other selected armatures are left out).
+    """
     if not only_active:
         return [(arm, list(arm.soft_ik_2d.chains)) for arm in armatures]
     arm = context.active_object
@@ -85,6 +95,7 @@ def selection_of(context: bpy.types.Context, armatures: Sequence[bpy.types.Objec
 
 
 def no_chain_message(context: bpy.types.Context, only_active: bool) -> str:
+    """Why an operator found no chain to act on."""
     if only_active and context.active_object is not None:
         return say(msg.NO_ACTIVE_CHAIN, armature=context.active_object.name)
     return say(msg.NO_CHAINS_SELECTED)

@@ -39,13 +39,19 @@ class Verification:
 
     @property
     def worst(self) -> float:
+        """The largest deviation over the mismatched frames (0 without a mismatch)."""
         return float(self.deviation[self.mismatch].max()) if self.mismatch.any() else 0.0
 
 
 @dataclass(frozen=True)
 class Keyed:
-    """What a bake just wrote for one chain: the float32 value of each F-curve it wrote (by
-    ``FCurve.as_pointer()``) at every key time ``times`` (the solution's valid frames, in action time)."""
+    """What a bake just wrote for one chain.
+
+    Attributes:
+        times: the key times, the solution's valid frames in action time.
+        values: the float32 value of each F-curve it wrote (by ``FCurve.as_pointer()``) at every one of
+            ``times``.
+    """
 
     times: np.ndarray
     values: dict[int, np.ndarray]
@@ -53,8 +59,15 @@ class Keyed:
 
 def measure(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
             keyed: Sequence[Keyed | None] | None = None) -> list[Verification]:
-    """Sample every chain's lower bone over its solution's frames and compare with the prediction. ``keyed``
-    (per chain): what the bake wrote, so curves it wrote need not be read back (see :func:`_compose_chain`)."""
+    """Sample every chain's lower bone over its solution's frames and compare with the prediction.
+
+    Args:
+        keyed: per chain, what the bake wrote, so curves it wrote need not be read back (see
+            :func:`_compose_chain`); None: read every curve.
+
+    Returns:
+        One :class:`Verification` per chain.
+    """
     if not solutions:
         return []
     if keyed is None:
@@ -112,8 +125,9 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Seq
 
 
 def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None) -> Verification:
-    """The lower bone's tail composed as Blender does for a rig read from F-curves (:mod:`sampling`): the
-    solve's parent frame and armature matrices, then each chain bone's rest offset and pose channels from the
+    """The lower bone's tail composed as Blender does for a rig read from F-curves (:mod:`sampling`).
+
+    The solve's parent frame and armature matrices, then each chain bone's rest offset and pose channels from the
     keys just written (a connected bone's location ignored). With ``keyed`` (what the bake wrote, at the
     solution's valid frames) the curves the bake wrote are not read back: a linear key plays its float32 value
     on its frame, and a key dropped between two equal ones plays the same value, so the buffer is exactly what
@@ -124,7 +138,7 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None
     bones = arm_obj.data.bones
     names = rig.bone_names
     rests = [np.array(bones[name].matrix_local, dtype=np.float64) for name in names]
-    offsets = [invert_matrices(rests[j - 1][None])[0] @ rests[j] for j in range(1, len(names))]
+    offsets = [_rest_offset(rests[j - 1], rests[j]) for j in range(1, len(names))]
     connected = [bones[name].use_connect for name in names]
     length = bones[names[-1]].length
     frames = sol.frames
@@ -168,6 +182,28 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None
     return Verification(error=error, tolerance=tolerance, deviation=deviation, mismatch=mismatch)
 
 
+# Rest offsets by the rest matrices' values (see _rest_offset); cleared when it grows past a few thousand.
+_REST_OFFSETS: dict[tuple[bytes, bytes], np.ndarray] = {}
+
+
+def _rest_offset(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
+    """A bone's rest matrix in its parent's rest space, ``parent^-1 @ child`` (4x4), read-only.
+
+    Cached by the rest matrices' values (a changed rest pose is another key): the characters of a crowd share
+    their rest poses, and the general inverse costs more than the rest of a short chain's verification. The
+    product is computed from the arrays as given (their memory layout picks numpy's multiplication loop, hence
+    the last bits).
+    """
+    key = (parent.tobytes(), child.tobytes())
+    offset = _REST_OFFSETS.get(key)
+    if offset is None:
+        if len(_REST_OFFSETS) >= 4096:
+            _REST_OFFSETS.clear()
+        offset = _REST_OFFSETS[key] = invert_matrices(parent[None])[0] @ child
+        offset.flags.writeable = False
+    return offset
+
+
 def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
 
@@ -188,9 +224,11 @@ def _affine(m: np.ndarray, point: np.ndarray, axis: np.ndarray) -> tuple[np.ndar
 
 def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np.ndarray,
                 axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A point and a direction ((3, N or 1)) moved by a pose bone's ``matrix_basis`` ``T(location)
-    R(rotation) S(scale)`` (:func:`solver.spaces.compose_matrices`) from its channels ((N or 1, k) each); a
-    connected bone's location is ignored."""
+    """A point and a direction ((3, N or 1)) moved by a pose bone's ``matrix_basis``.
+
+    ``T(location) R(rotation) S(scale)`` (:func:`solver.spaces.compose_matrices`) from its channels ((N or 1,
+    k) each); a connected bone's location is ignored.
+    """
     rotation = ch[rotation_property(mode)[0]]
     scl = ch["scale"].T
     point, axis = point * scl, axis * scl
@@ -202,8 +240,11 @@ def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np
 
 
 def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
-    """``vectors`` ((3, N or 1)) rotated by the (N or 1, 4) quaternions ``(w, x, y, z)``, normalized first as
-    Blender does (an all-zero one is a half turn about X, :func:`solver.rotations.matrices_from_quaternions`)."""
+    """``vectors`` ((3, N or 1)) rotated by the (N or 1, 4) quaternions ``(w, x, y, z)``.
+
+    Normalized first as Blender does (an all-zero one is a half turn about X,
+    :func:`solver.rotations.matrices_from_quaternions`).
+    """
     w, x, y, z = np.array(q, dtype=np.float64).T.copy()  # whole contiguous columns
     norm = np.sqrt(w * w + x * x + y * y + z * z)
     zero = norm == 0.0
@@ -217,6 +258,9 @@ def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarr
 
 
 def keyed_errors(sol: ChainSolution, ver: Verification) -> np.ndarray:
-    """The error to key: the prediction where playback agrees with it (within the tolerance, so the curve keeps
-    the prediction's exact zeros), the measured distance where it does not."""
+    """The error to key, (N,) world units.
+
+    The prediction where playback agrees with it (within the tolerance, so the curve keeps the prediction's
+    exact zeros), the measured distance where it does not.
+    """
     return np.where(ver.mismatch & np.isfinite(ver.error), ver.error, sol.error)

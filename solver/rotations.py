@@ -60,13 +60,22 @@ def _unwrap(delta: FloatArray, start_near: float | None = None) -> FloatArray:
     ``start_near``: the first value is moved to within pi of it (joining earlier animation). NaN entries stay
     NaN and do not disturb their neighbours' unwrapping.
     """
+    finite = np.isfinite(delta)
+    every = bool(finite.all())  # the usual case: no masking and scattering back
     out = delta.copy()
-    finite = np.isfinite(out)
-    vals = out[finite]
+    vals = out if every else out[finite]
     if vals.size:
-        vals = np.unwrap(vals)
+        steps = np.diff(vals)
+        if (np.abs(steps) < np.pi).all():
+            # Nothing to shift: np.unwrap would add a cumulative sum of zeros, which turns -0.0 into 0.0 after
+            # the first value; done the same way so both give the same bits.
+            vals[1:] += 0.0
+        else:
+            vals = np.unwrap(vals)
         if start_near is not None:
             vals = vals + _TWO_PI * np.round((start_near - vals[0]) / _TWO_PI)
+        if every:
+            return vals
         out[finite] = vals
     return out
 
@@ -101,7 +110,9 @@ def quaternions_about_axis(axis: ArrayLike, delta: ArrayLike, *, previous: Array
     half = 0.5 * d
     q = np.empty((d.size, 4))
     q[:, 0] = np.cos(half)
-    q[:, 1:] = np.sin(half)[:, None] * k[None, :]
+    sin = np.sin(half)
+    for i in range(3):  # a column at a time: the same products as a broadcast, without its temporary
+        q[:, i + 1] = sin * k[i]
     if previous is not None and d.size:
         p = np.asarray(previous, dtype=np.float64).reshape(4)
         first = np.flatnonzero(np.isfinite(d))

@@ -13,6 +13,10 @@ their neighbours changed.
 
 Modules: :mod:`.actions` (actions, slots, channelbags, who plays an action), :mod:`.paths` (pose-bone data
 paths), :mod:`.keys` (bulk key reading and writing). The only place that knows legacy from layered actions.
+
+A bake writes a chain with :func:`ensure_fcurves` (every curve found or created in one pass) and
+:func:`write_columns` (several curves on the same frames, the input checked once), so each curve adds only a
+few numpy calls to Blender's own bulk write.
 """
 
 from .actions import (
@@ -21,8 +25,10 @@ from .actions import (
     blends_layers,
     ensure_action,
     ensure_fcurve,
+    ensure_fcurves,
     find_fcurve,
     find_fcurve_in,
+    find_fcurves,
     iter_fcurves,
     other_players,
     played_slots,
@@ -37,6 +43,7 @@ from .keys import (
     remove_keys,
     remove_keys_at,
     restore_keys,
+    write_columns,
     write_keys,
 )
 from .paths import (
@@ -53,8 +60,10 @@ __all__ = [
     "copy_keys",
     "ensure_action",
     "ensure_fcurve",
+    "ensure_fcurves",
     "find_fcurve",
     "find_fcurve_in",
+    "find_fcurves",
     "iter_fcurves",
     "other_players",
     "played_slots",
@@ -68,5 +77,6 @@ __all__ = [
     "scratch_action",
     "slot_handle",
     "split_pose_bone_path",
+    "write_columns",
     "write_keys",
 ]

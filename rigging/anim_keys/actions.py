@@ -3,7 +3,7 @@ else plays an action."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import bpy
@@ -102,14 +102,26 @@ def find_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0) -> bpy.t
     return None
 
 
+def find_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int]]) -> list[bpy.types.FCurve | None]:
+    """:func:`find_fcurve` for several (data path, array index) channels, the channelbags looked up once.
+
+    None where no curve animates the channel. Never creates anything.
+    """
+    anim = id_block.animation_data
+    if anim is None or anim.action is None:
+        return [None] * len(channels)
+    owners = list(_channelbags(id_block)) if LAYERED_ACTIONS else [anim.action]
+    return [next((fc for owner in owners if (fc := owner.fcurves.find(path, index=index)) is not None), None)
+            for path, index in channels]
+
+
 def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
                   group_name: str | None = None) -> bpy.types.FCurve:
-    """The F-curve for ``data_path[index]`` of ``id_block``, created (with its action, slot, layer, strip
-    and channelbag as needed) if missing.
+    """The F-curve for ``data_path[index]`` of ``id_block``, created if missing.
 
-    A new F-curve is put in the group ``group_name`` (created if needed; Blender's convention is the bone
-    name for pose-bone channels and ``'Object Transforms'`` for object transforms). An existing F-curve is
-    returned as it is, group included.
+    Its action, slot, layer, strip and channelbag are created as needed. A new F-curve is put in the group
+    ``group_name`` (created if needed; Blender's convention is the bone name for pose-bone channels and
+    ``'Object Transforms'`` for object transforms). An existing F-curve is returned as it is, group included.
     """
     fcurve = find_fcurve(id_block, data_path, index)
     if fcurve is not None:
@@ -120,6 +132,38 @@ def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
         group = owner.groups.get(group_name) or owner.groups.new(group_name)
         fcurve.group = group
     return fcurve
+
+
+def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, str | None]]
+                   ) -> list[bpy.types.FCurve]:
+    """:func:`ensure_fcurve` for several channels, the action, slot and channelbags looked up once.
+
+    Args:
+        id_block: the animated ID.
+        channels: (data path, array index, group name or None) per curve.
+
+    Returns:
+        The F-curves, ``channels`` order; existing ones as they are, missing ones created as
+        :func:`ensure_fcurve` creates them.
+    """
+    anim = id_block.animation_data
+    owners: list[Any] = []
+    if anim is not None and anim.action is not None:
+        owners = list(_channelbags(id_block)) if LAYERED_ACTIONS else [anim.action]
+    created: Any = None
+    out = []
+    for path, index, group_name in channels:
+        fcurve = next((fc for owner in owners if (fc := owner.fcurves.find(path, index=index)) is not None), None)
+        if fcurve is None:
+            if created is None:
+                created = _curve_owner(id_block)
+                if all(owner != created for owner in owners):
+                    owners.append(created)
+            fcurve = created.fcurves.new(path, index=index)
+            if group_name:
+                fcurve.group = created.groups.get(group_name) or created.groups.new(group_name)
+        out.append(fcurve)
+    return out
 
 
 def remove_fcurve(fcurve: bpy.types.FCurve) -> None:
@@ -137,8 +181,10 @@ def remove_fcurve(fcurve: bpy.types.FCurve) -> None:
 
 
 def blends_layers(action: bpy.types.Action) -> bool:
-    """Whether ``action`` plays several layers or strips blended together (4.4+; never for legacy actions), so
-    its F-curves are not one plain set of values."""
+    """Whether ``action`` plays several layers or strips blended together (4.4+; never for legacy actions).
+
+    Its F-curves are then not one plain set of values.
+    """
     return LAYERED_ACTIONS and (len(action.layers) > 1 or any(len(layer.strips) > 1 for layer in action.layers))
 
 
@@ -157,8 +203,10 @@ def all_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
 
 
 def scratch_action(name: str) -> tuple[bpy.types.Action, Any]:
-    """A new action played by nothing, and the collection to create its F-curves in (its channelbag for an
-    object slot on 4.4+, the action itself on 4.2): room for temporary curve copies."""
+    """A new action played by nothing, and the collection to create its F-curves in: room for temporary copies.
+
+    The collection is its channelbag for an object slot on 4.4+, the action itself on 4.2.
+    """
     action = bpy.data.actions.new(name)
     if not LAYERED_ACTIONS:
         return action, action
@@ -183,14 +231,18 @@ def slot_handle(id_block: bpy.types.ID) -> int:
 
 
 def played_slots(id_block: bpy.types.ID) -> list[tuple[bpy.types.Action, int]]:
-    """Every (action, slot handle) ``id_block`` plays: its active action (in NLA tweak mode the tweaked
-    strip's, and the active action kept aside meanwhile) and the actions of its NLA strips."""
+    """Every (action, slot handle) ``id_block`` plays.
+
+    Its active action (in NLA tweak mode the tweaked strip's, and the active action kept aside meanwhile) and
+    the actions of its NLA strips.
+    """
     anim = id_block.animation_data
     if anim is None:
         return []
     out: list[tuple[bpy.types.Action, int]] = []
 
     def add(action: bpy.types.Action | None, handle: int) -> None:
+        """Add (action, handle) once."""
         if action is not None and (action, handle) not in out:
             out.append((action, handle))
 
@@ -211,17 +263,21 @@ def _all_strips(strips: Any) -> Iterator[Any]:
 
 
 def other_players(action: bpy.types.Action, handle: int, id_block: bpy.types.ID) -> list[bpy.types.ID]:
-    """The IDs other than ``id_block`` that play slot ``handle`` of ``action`` (as active action or in an
-    NLA strip): keys changed there change their animation too. A fake user or an add-on's reference to the
-    action is not playing it; on 4.4+ another slot of the same action is another animation."""
+    """The IDs other than ``id_block`` that play slot ``handle`` of ``action`` (active action or NLA strip).
+
+    Keys changed there change their animation too. A fake user or an add-on's reference to the action is not
+    playing it; on 4.4+ another slot of the same action is another animation.
+    """
     users = bpy.data.user_map(subset=[action]).get(action, set())
     return sorted((user for user in users if user != id_block and getattr(user, "animation_data", None) is not None
                    and (action, handle) in played_slots(user)), key=lambda user: user.name)
 
 
 def find_fcurve_in(action: bpy.types.Action, handle: int, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
-    """The F-curve for ``data_path[index]`` in slot ``handle`` of ``action`` (whoever plays it), or None. A
-    legacy action (4.2, or one not yet converted on 4.4/4.5) has one list of F-curves whatever the handle."""
+    """The F-curve for ``data_path[index]`` in slot ``handle`` of ``action`` (whoever plays it), or None.
+
+    A legacy action (4.2, or one not yet converted on 4.4/4.5) has one list of F-curves whatever the handle.
+    """
     if not LAYERED_ACTIONS or _unconverted(action):
         return action.fcurves.find(data_path, index=index)
     slot = next((s for s in action.slots if s.handle == handle), None)

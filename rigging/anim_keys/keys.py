@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import bpy
@@ -33,7 +35,13 @@ _POSITIONS = ("co", *_HANDLES)
 _TRANSFER_DTYPE: dict[str, type] = {name: np.uint8 for name, _w, dtype in _KEY_ATTRIBUTES if dtype is np.int32}
 
 
+@functools.cache
 def _enum_value(prop: str, identifier: str) -> int:
+    """The RNA value of a ``Keyframe`` enum identifier (fixed for the session: looked up once).
+
+    Raises:
+        ValueError: ``identifier`` is not one of the enum's items.
+    """
     items = bpy.types.Keyframe.bl_rna.properties[prop].enum_items
     if identifier not in items:
         raise ValueError(f"unknown {prop} {identifier!r}; expected one of {sorted(items.keys())}")
@@ -44,10 +52,12 @@ def _enum_value(prop: str, identifier: str) -> int:
 
 
 def read_keys(fcurve: bpy.types.FCurve) -> dict[str, np.ndarray]:
-    """Every stored attribute of every key of ``fcurve``, as arrays of shape (n,) or (n, 2): ``co``,
-    ``handle_left``, ``handle_right`` (float32 frame/value pairs), the enums ``handle_left_type``,
+    """Every stored attribute of every key of ``fcurve``, as arrays of shape (n,) or (n, 2).
+
+    ``co``, ``handle_left``, ``handle_right`` (float32 frame/value pairs), the enums ``handle_left_type``,
     ``handle_right_type``, ``interpolation``, ``easing``, ``type`` (int32 RNA enum values), ``back``,
-    ``amplitude``, ``period`` (float32) and the ``select_*`` flags (bool)."""
+    ``amplitude``, ``period`` (float32) and the ``select_*`` flags (bool).
+    """
     return {name: read_keys_attribute(fcurve, name) for name, _width, _dtype in _KEY_ATTRIBUTES}
 
 
@@ -123,16 +133,8 @@ def _fresh_key_defaults(point: bpy.types.Keyframe) -> dict[str, Any]:
     return defaults
 
 
-def _read_outside(fcurve: bpy.types.FCurve, start: float, end: float) -> dict[str, np.ndarray]:
-    """Every attribute of ``fcurve``'s keys when some lie outside ``[start, end]``, else just their positions
-    (the common case of re-baking a whole curve skips reading what is about to be replaced)."""
-    co = read_keys_attribute(fcurve, "co")
-    if np.all((co[:, 0] >= start) & (co[:, 0] <= end)):
-        return {name: np.empty((0, width) if width > 1 else 0, dtype=dtype) for name, width, dtype in _KEY_ATTRIBUTES}
-    return read_keys(fcurve)
-
-
 def _split(keys: dict[str, np.ndarray], start: float, end: float) -> tuple[dict[str, np.ndarray], ...]:
+    """``keys`` (as :func:`read_keys`) split into the keys before, inside and after ``[start, end]``."""
     frames = keys["co"][:, 0]
     before, inside, after = frames < start, (frames >= start) & (frames <= end), frames > end
     return tuple({name: values[mask] for name, values in keys.items()} for mask in (before, inside, after))
@@ -172,9 +174,79 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
     co[:, 0], co[:, 1] = frames, values
     if np.any(np.diff(co[:, 0]) <= 0):
         raise ValueError("duplicate frames")
-    before, _inside, after = _split(_read_outside(fcurve, start, end), start, end)
-    _rebuild(fcurve, before, co, _enum_value("interpolation", interpolation), after)
+    _replace_range(fcurve, co, start, end, _enum_value("interpolation", interpolation))
     return co
+
+
+def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any, needed: np.ndarray | None = None,
+                  *, start: float, end: float, interpolation: str = "LINEAR") -> list[np.ndarray]:
+    """:func:`write_keys` for several curves keyed on the same frames, the input checked once for all of them.
+
+    A bake writes each property of a chain this way.
+
+    Args:
+        fcurves: one curve per column of ``values``.
+        frames: (n,) frame numbers inside ``[start, end]``, strictly increasing (as float32, as stored).
+        values: (n, len(fcurves)) finite values, column ``i`` for ``fcurves[i]``.
+        needed: (n, len(fcurves)) bool, the keys to write per curve (see ``bake.essential_keys``); None: all.
+        start, end: the replaced range, as in :func:`write_keys`; keys outside it keep every attribute.
+        interpolation: the new keys' interpolation identifier, as in :func:`write_keys`.
+
+    Returns:
+        Per curve, the new keys' (frame, value) pairs as stored ((m, 2) float32, frame order).
+
+    Raises:
+        ValueError: bad input, before any curve is touched.
+    """
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    values = np.asarray(values)
+    if values.dtype != np.float32:  # float32 (a bake's values, as stored) is kept: no round trip through float64
+        values = values.astype(np.float64, copy=False)
+    values = values.reshape(len(frames), -1)
+    if values.shape[1] != len(fcurves) or (needed is not None and needed.shape != values.shape):
+        raise ValueError(f"{len(fcurves)} curves but values of shape {values.shape}")
+    if end < start:
+        raise ValueError(f"end frame {end} is before start frame {start}")
+    if not (np.isfinite(frames).all() and np.isfinite(values).all()):
+        raise ValueError("non-finite frame or value")
+    if len(frames) and (frames[0] < start or frames[-1] > end):
+        raise ValueError(f"frames must lie inside [{start}, {end}]")
+    frames32 = frames.astype(np.float32)
+    if not (frames32[1:] > frames32[:-1]).all():
+        raise ValueError("frames must increase (no duplicates)")
+    values32 = values.astype(np.float32, copy=False)
+    value = _enum_value("interpolation", interpolation)
+    out = []
+    for i, fcurve in enumerate(fcurves):
+        keep = None if needed is None else needed[:, i]
+        co = np.empty((len(frames) if keep is None else int(np.count_nonzero(keep)), 2), dtype=np.float32)
+        co[:, 0], co[:, 1] = (frames32, values32[:, i]) if keep is None else (frames32[keep], values32[keep, i])
+        _replace_range(fcurve, co, start, end, value)
+        out.append(co)
+    return out
+
+
+def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: float, interpolation: int) -> None:
+    """Replace the keys of ``fcurve`` in ``[start, end]`` by new keys at ``co``.
+
+    ``co``: (n, 2) float32, sorted, inside the range; ``interpolation``: the new keys' RNA value. A curve with
+    no key outside the range (a fresh one, or a whole-range re-bake) is written as Blender's own bulk writes
+    are, without reading any key attribute; otherwise the keys outside are rebuilt bit for bit
+    (:func:`_rebuild`).
+    """
+    points = fcurve.keyframe_points
+    if len(points):
+        frames = read_keys_attribute(fcurve, "co")[:, 0]
+        if not ((frames >= start) & (frames <= end)).all():
+            before, _inside, after = _split(read_keys(fcurve), start, end)
+            _rebuild(fcurve, before, co, interpolation, after)
+            return
+        points.clear()
+    if len(co):
+        points.add(len(co))
+        points.foreach_set("co", co.ravel())
+        points.foreach_set("interpolation", np.full(len(co), interpolation, dtype=_TRANSFER_DTYPE["interpolation"]))
+    fcurve.update()
 
 
 def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:
@@ -194,9 +266,12 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
 
 
 def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None = None) -> int:
-    """Remove the keys of ``fcurve`` that sit exactly at one of the (frame, value) pairs ``co`` (float32, as
-    stored) and, when given, have that interpolation; returns how many. Every other key keeps every attribute
-    bit for bit, so a key moved or edited since it was written stays."""
+    """Remove the keys of ``fcurve`` that are exactly the given ones; returns how many.
+
+    A key is removed when it sits at one of the (frame, value) pairs ``co`` (float32, as stored) and, when
+    given, has that interpolation. Every other key keeps every attribute bit for bit, so a key moved or edited
+    since it was written stays.
+    """
     co = np.asarray(co, dtype=np.float32).reshape(-1, 2)
     if len(co) == 0 or len(fcurve.keyframe_points) == 0:
         return 0
@@ -225,9 +300,11 @@ _EVALUATED = ("co", "handle_left", "handle_right", "handle_left_type", "handle_r
 
 
 def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
-    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate (position, handles as
-    they are, not recomputed, interpolation, easing and its parameters) and its extrapolation; modifiers are
-    not copied."""
+    """Give ``target`` (an F-curve without keys) the keys of ``source`` as they evaluate.
+
+    Position, handles as they are (not recomputed), interpolation, easing and its parameters, and the curve's
+    extrapolation; modifiers are not copied.
+    """
     points = target.keyframe_points
     points.add(len(source.keyframe_points))
     for name, _width, dtype in _KEY_ATTRIBUTES:
@@ -238,9 +315,11 @@ def copy_keys(source: bpy.types.FCurve, target: bpy.types.FCurve) -> None:
 
 
 def restore_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray], *, start: float, end: float) -> None:
-    """Replace the keys of ``fcurve`` in ``[start, end]`` by ``keys`` (every attribute, as :func:`read_keys`
-    gave them, frames inside the range): a saved stretch of curve put back bit for bit, handles included.
-    Keys outside the range keep every attribute too."""
+    """Put a saved stretch of curve back bit for bit, handles included.
+
+    The keys of ``fcurve`` in ``[start, end]`` are replaced by ``keys`` (every attribute, as :func:`read_keys`
+    gave them, frames inside the range). Keys outside the range keep every attribute too.
+    """
     before, _inside, after = _split(read_keys(fcurve), start, end)
     saved: dict[str, np.ndarray] = {name: np.asarray(keys[name], dtype=dtype).reshape((-1, width) if width > 1 else -1)
                                     for name, width, dtype in _KEY_ATTRIBUTES}

@@ -10,8 +10,10 @@ _BONE_PREFIX = 'pose.bones["'
 
 
 def pose_bone_path(bone: str, prop: str = "") -> str:
-    """The data path of pose bone ``bone`` (``prop`` empty), of its property ``prop``, or of its custom property
-    ``prop`` when given as ``'["name"]'``."""
+    """The data path of pose bone ``bone``, of its property ``prop``, or of a custom property.
+
+    ``prop`` empty: the bone itself; given as ``'["name"]'``: its custom property ``name``.
+    """
     path = f'{_BONE_PREFIX}{bpy.utils.escape_identifier(bone)}"]'
     return path + prop if not prop or prop.startswith("[") else f"{path}.{prop}"
 
@@ -25,8 +27,10 @@ def bone_of_path(path: str) -> str | None:
 
 
 def split_pose_bone_path(path: str) -> tuple[str, str] | None:
-    """(bone, property) of a pose-bone channel path from :func:`pose_bone_path` (a custom property by its bare
-    name), or None for any other path."""
+    """(bone, property) of a pose-bone channel path from :func:`pose_bone_path`, or None for any other path.
+
+    A custom property is given by its bare name.
+    """
     bone = bone_of_path(path)
     if bone is None:
         return None
