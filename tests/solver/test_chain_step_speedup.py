@@ -164,3 +164,20 @@ def test_bake_path_skips_the_solved_targets_only() -> None:
         assert not b.sensitivity.any()
         for name in ("deltas", "root_offset", "stretch", "error", "flags", "tip_world", "valid"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("points", [40, 100])
+def test_maps_in_parts_give_the_same_bits(monkeypatch: pytest.MonkeyPatch, points: int) -> None:
+    """The maps run a few chains at a time (chain_maps.POINTS_AT_ONCE); where the parts are cut changes
+    nothing (here one chain, or two, per part, poles on some of them)."""
+    from solver import chain_maps
+
+    rng = np.random.default_rng(77 + points)
+    rigs = [random_description(rng, c) for c in range(9)]
+    samples = [random_samples(rng, rig, c) for c, rig in enumerate(rigs)]
+    frames = np.arange(1.0, FRAMES + 1.0)
+    old = before.solve_chains(rigs, frames, samples)  # type: ignore[arg-type]
+    monkeypatch.setattr(chain_maps, "POINTS_AT_ONCE", points)
+    new = solve_chains(rigs, frames, samples)
+    for k, (a, b) in enumerate(zip(new, old, strict=True)):
+        assert_same(a, b, f"parts of {points} points, chain {k}")
