@@ -20,9 +20,10 @@ import bpy
 import numpy as np
 
 KEY_STEP = 10  # frames between target keys
-# How the target moves: its own F-curves (world space), a Child Of constraint to an Empty turned by keys or by
-# a driver, or hanging from the rig's animated body bone (character space) while the body bobs and sways.
-DRIVES = ("FCURVES", "CHILD_OF", "DRIVEN", "BODY_BONE")
+# How the target moves: its own F-curves (world space), a Child Of constraint to an Empty turned by keys, by a
+# driver of the frame or by a driver reading a variable, or hanging from the rig's animated body bone
+# (character space) while the body bobs and sways.
+DRIVES = ("FCURVES", "CHILD_OF", "DRIVEN", "DRIVEN_VAR", "BODY_BONE")
 UPPER_TAIL = (1.0, 0.0, 0.15)  # elbow drawn bent: Blender's legacy IK cannot bend a straight chain
 LOWER_TAIL = (2.0, 0.0, 0.0)
 
@@ -126,8 +127,10 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
 
     ``drive`` (one of :data:`DRIVES`): ``FCURVES`` keys the target's own world location; ``CHILD_OF`` ties it
     to an Empty with keyed rotation through a Child Of constraint and keys only its distance (the bake composes
-    the constraint from F-curves); ``DRIVEN`` is the same with the Empty turned by a driver on the frame, which
-    only Blender evaluates, so the bake steps a temporary scene; ``BODY_BONE`` parents it to the rig's
+    the constraint from F-curves); ``DRIVEN`` is the same with the Empty turned by a driver of the frame alone
+    (a simple expression the sampler evaluates as Blender does, composed too); ``DRIVEN_VAR`` the same driver
+    plus a variable reading a keyed Empty's world location, which only Blender evaluates, so the bake steps the
+    carrier in a temporary scene and composes the target over it; ``BODY_BONE`` parents it to the rig's
     animated "body" bone, which also carries the arm, and keys its location there (composed from F-curves).
     ``ik_constraint``: Blender's IK on the lower bone (the baseline's rig). The scene's frame range is set to
     [1, frames].
@@ -143,7 +146,7 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
     target = bpy.data.objects.new("target", None)
     scene.collection.objects.link(target)
     carrier = None
-    if drive in ("CHILD_OF", "DRIVEN"):
+    if drive in ("CHILD_OF", "DRIVEN", "DRIVEN_VAR"):
         carrier = bpy.data.objects.new("carrier", None)
         scene.collection.objects.link(carrier)
         child_of = target.constraints.new("CHILD_OF")
@@ -154,7 +157,19 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
             key_channel(carrier, "rotation_euler", 1, key_frames, -angle)
         else:
             # target_polar's angle, negated, as a simple expression (evaluated without Python).
-            carrier.driver_add("rotation_euler", 1).driver.expression = "0.5 - 0.6 * sin(0.0071 * frame + 0.3)"
+            driver = carrier.driver_add("rotation_euler", 1).driver
+            driver.expression = "0.5 - 0.6 * sin(0.0071 * frame + 0.3)"
+            if drive == "DRIVEN_VAR":
+                # A variable whose value stays 0 (a keyed Empty at the origin): the same motion, but the driver
+                # reads another object's world transform, which only Blender evaluates.
+                source = bpy.data.objects.new("source", None)
+                scene.collection.objects.link(source)
+                key_channel(source, "location", 0, key_frames[[0, -1]], np.zeros(2))
+                var = driver.variables.new()
+                var.type = "TRANSFORMS"  # its world location: Blender's evaluation
+                var.targets[0].id = source
+                var.targets[0].transform_type = "LOC_X"
+                driver.expression += f" + {var.name}"
         key_channel(target, "location", 0, key_frames, radius)
     elif drive == "BODY_BONE":
         # The target hangs from the body bone's tail (the shoulder), in the bone's axes.

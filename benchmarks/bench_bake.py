@@ -17,8 +17,11 @@ in reach, softness 0):
 3. ``fcurves``: bare rig, target animated only by its own F-curves (world space);
 4. ``child-of``: bare rig, target moved by a Child Of constraint to an Empty with keyed rotation (a plain Child
    Of is composed from F-curves too);
-5. ``driven``: the same with the Empty turned by a driver: only Blender evaluates drivers, so the bake steps a
-   temporary scene holding the target and its dependencies (about 10 µs per frame in Blender's frame_set).
+5. ``driven``: the same with the Empty turned by a driver of the frame alone (a simple expression without
+   variables: evaluated as Blender does, so composed from F-curves too);
+6. ``driven-var``: the same driver plus a variable reading another (keyed) Empty: only Blender evaluates it,
+   so the bake steps the carrier alone in a temporary scene (about 10 µs per frame in Blender's frame_set)
+   and composes the target over it.
 
 For each: Blender's time (IK constraint + ``nla.bake(visual_keying=True, clear_constraints=True)``), ours (best
 of ``--repeats``), ``baseline / ours`` against the issue's target ratio, a check that the user's frame did not
@@ -46,9 +49,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # dev tools beside the add-on (harness, benchmark helpers), not part of it
 from tests.blender.harness import install_extension, package  # noqa: E402
 
-TARGETS = {"rig": 10.0, "rig+mesh": 100.0, "fcurves": 30.0, "child-of": 10.0, "driven": 10.0}
+TARGETS = {"rig": 10.0, "rig+mesh": 100.0, "fcurves": 30.0, "child-of": 10.0, "driven": 10.0, "driven-var": 10.0}
 DRIVES = {"rig": "BODY_BONE", "rig+mesh": "BODY_BONE", "fcurves": "FCURVES", "child-of": "CHILD_OF",
-          "driven": "DRIVEN"}
+          "driven": "DRIVEN", "driven-var": "DRIVEN_VAR"}
 MEMORY_LIMIT_MB = 100.0
 CHECK_TOLERANCE = 1e-4  # tip-to-target distance, chain length 2 (the keys are float32)
 USER_FRAME = 7
@@ -177,7 +180,8 @@ def run_case(rigs, case: str, args: argparse.Namespace) -> dict[str, object]:  #
     # Ours, through the operator; every run is a first bake (the previous run's keys are dropped).
     s = rigs.build_scene(frames, ik_constraint=False, **opts)
     chain = rigs.add_soft_ik_chain(s)
-    row["path"] = sampling.fcurve_only_reason(s.target) or "F-curves"
+    stepped = sampling.stepped_objects(bpy.context, [(s.target, None)])
+    row["path"] = "; ".join(f"{name} stepped: {why}" for name, why in stepped.items()) or "F-curves"
     times = []
     for _ in range(args.repeats):
         reset_bake(s)

@@ -1,8 +1,10 @@
 """Sample animated transforms over a frame range, exactly, without moving the user's frame.
 
 Modules, one concept each: :mod:`.eligibility` (which objects and bones may be composed from F-curves, and
-why not), :mod:`.fcurves` (composing them), :mod:`.stepping` (a temporary or the user's scene stepped frame by
-frame), :mod:`.dispatch` (requests and the strategy chosen for each). Every public name is re-exported here.
+why not), :mod:`.fcurves` (composing them), :mod:`.drivers` (object transform drivers of the frame and of F-curve
+channels, evaluated like Blender's simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene
+stepped frame by frame), :mod:`.dispatch` (requests and the strategy chosen for each, and which objects of a
+stepped request really need stepping). Every public name is re-exported here.
 
 Public API:
 
@@ -29,16 +31,19 @@ Three strategies, chosen per request (``method="AUTO"``):
    parents (a bone parent hangs from the posed tail), a pose bone ``parent pose @ rest offset @ basis`` (a
    connected bone's location ignored), a plain Child Of (every channel, influence 1, world spaces) ``target @
    inverse_matrix @ own``. That is Blender's evaluation when: no object on the way has other acting
-   constraints, rigid body, delta transforms, NLA, blended actions or drivers on its transform; the requested
-   bones and their ancestors have no acting constraints, are not in another bone's IK / Spline IK chain, have
-   no drivers, inherit their parent's full transform and use local location; the armature data is not
+   constraints, rigid body, delta transforms, NLA, blended actions or drivers on its transform (except drivers
+   of the frame and of F-curve channels, :mod:`.drivers`, which override their channel's curve as in Blender);
+   the requested bones and their ancestors have no acting constraints, are not in another bone's IK / Spline
+   IK chain, have no drivers, inherit their parent's full transform and use local location; the armature data is not
    animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Channels are
    read straight from the keys when every segment is linear or constant (no modifiers, constant
    extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
    with ``convert_to_samples``, which includes modifiers and extrapolation; anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
-   ``frame_set`` and read through its own depsgraph.
+   ``frame_set`` and read through its own depsgraph. With ``AUTO`` only the objects that need it are stepped
+   (:func:`.dispatch.stepping_plan`): an object whose only fault is a stepped object parent or plain Child Of
+   target is composed from its own F-curves over that input's stepped world matrices.
 
 3. **User's scene** (exact, as slow as ``frame_set``): for rigid bodies (or children of one), whose motion is a
    simulation of the user's scene; it is stepped and its frame restored.

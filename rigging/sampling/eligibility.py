@@ -3,7 +3,9 @@
 :func:`fcurve_only_reason` lists what Blender's evaluation adds to a product of rest matrices and F-curve
 channels (constraints, drivers, NLA, blended actions, delta transforms, rigid bodies, inheritance settings, IK
 chains, animated armature data, a rest position); anything it lets through is composed exactly by
-:mod:`.fcurves`, the rest is stepped (:mod:`.stepping`).
+:mod:`.fcurves` (an object's transform drivers of the frame and of F-curve channels included, :mod:`.drivers`),
+the rest is
+stepped (:mod:`.stepping`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import anim_keys
+from .drivers import frame_driver_reason, variable_channel
 
 _TRANSFORM_PATHS = {
     "location": 3,
@@ -66,6 +69,7 @@ def _identity_deltas(obj: Any) -> bool:
 
 
 def acting(constraints: Any) -> list[Any]:
+    """The constraints that are not muted."""
     return [con for con in constraints if not con.mute]
 
 
@@ -102,8 +106,9 @@ def _pose_reason(obj: Any, relevant: set[str]) -> str | None:
 _CHILD_OF_CHANNELS = tuple(f"use_{kind}_{axis}" for kind in ("location", "rotation", "scale") for axis in "xyz")
 
 
-def _child_of_reason(con: Any, seen: frozenset[str]) -> str | None:
-    """Why an object constraint is not a plain Child Of that is composed as ``target @ inverse @ own``."""
+def _child_of_reason(con: Any, seen: frozenset[str], given: frozenset[str] = frozenset()) -> str | None:
+    """Why an object constraint is not a plain Child Of that is composed as ``target @ inverse @ own``
+    (``given``: see :func:`fcurve_only_reason`)."""
     if con.type != "CHILD_OF":
         return "has constraints"
     if (con.influence != 1.0 or not all(getattr(con, c) for c in _CHILD_OF_CHANNELS) or con.set_inverse_pending
@@ -116,13 +121,43 @@ def _child_of_reason(con: Any, seen: frozenset[str]) -> str | None:
         return f'its Child Of "{con.name}" follows a vertex group'
     if target.name in seen:
         return f'its Child Of "{con.name}" closes a dependency cycle'
-    reason = fcurve_only_reason(target, [con.subtarget] if con.subtarget else [], _seen=seen)
+    if target.name in given and not con.subtarget:
+        return None
+    reason = fcurve_only_reason(target, [con.subtarget] if con.subtarget else [], _seen=seen, given=given)
     return None if reason is None else f'its Child Of target "{target.name}" {reason}'
 
 
-def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset()) -> str | None:
-    """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can."""
-    if obj.parent is not None:
+def _evaluable_driver(fcurve: Any, obj: Any, seen: frozenset[str]) -> bool:
+    """Whether :mod:`.drivers` evaluates this transform driver of ``obj`` exactly: its expression is in the
+    supported subset and every variable reads a channel that is a plain F-curve (or constant) of an object
+    that is itself composable (no cycle back)."""
+    if frame_driver_reason(fcurve, obj) is not None:
+        return False
+    for var in fcurve.driver.variables:
+        channel = variable_channel(var, obj)
+        if channel is None:
+            return False
+        target, path, _index = channel
+        if target.name in seen or target.name == obj.name:
+            return False
+        if fcurve_only_reason(target, _seen=seen | {obj.name}) is not None:
+            return False
+        ad = target.animation_data
+        # A custom property's own driver is not examined by fcurve_only_reason: refuse it here.
+        if path.startswith("[") and ad is not None and any(d.data_path == path for d in ad.drivers):
+            return False
+    return True
+
+
+def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[str] = frozenset(),
+                       given: frozenset[str] = frozenset()) -> str | None:
+    """Why ``obj`` (and pose bones ``bones`` of it) cannot be sampled from F-curves; ``None`` if they can.
+
+    Args:
+        given: names of objects whose world matrices are supplied (stepped): an object parent (parent type
+            OBJECT) or a Child Of target (no subtarget) among them is taken as it is, not examined.
+    """
+    if obj.parent is not None and not (obj.parent_type == "OBJECT" and obj.parent.name in given):
         # Object and bone parents are composed from their own F-curves (world = parent @ parent_inverse @ basis).
         if obj.parent_type not in ("OBJECT", "BONE"):
             return f"is parented to a {obj.parent_type.lower()}"
@@ -133,11 +168,11 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
             if bone.use_relative_parent:
                 return "uses relative bone parenting"
         reason = fcurve_only_reason(obj.parent, [obj.parent_bone] if obj.parent_type == "BONE" else [],
-                                    _seen=_seen | {obj.name})
+                                    _seen=_seen | {obj.name}, given=given)
         if reason is not None:
             return f'its parent "{obj.parent.name}" {reason}'
     for con in acting(obj.constraints):
-        reason = _child_of_reason(con, _seen | {obj.name})
+        reason = _child_of_reason(con, _seen | {obj.name}, given)
         if reason is not None:
             return reason
     if getattr(obj, "rigid_body", None) is not None:
@@ -156,6 +191,8 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
         return None
     for fc in ad.drivers:
         bone = anim_keys.bone_of_path(fc.data_path)
+        if fc.data_path in _TRANSFORM_PATHS and _evaluable_driver(fc, obj, _seen):
+            continue  # a function of the frame and of F-curve channels: composed like an F-curve (see .drivers)
         # A driver elsewhere (a custom property, a bone that does not move the requested ones) changes nothing
         # sampled here.
         if fc.data_path in _TRANSFORM_PATHS or fc.data_path.startswith("delta_") or (
@@ -182,6 +219,16 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
             continue  # the add-on's own settings (a keyed IK influence) move nothing by themselves
         return f"animates {path}"
     return None
+
+
+def inputs(obj: Any) -> list[Any]:
+    """The objects ``obj``'s world matrix is composed from that :func:`fcurve_only_reason` can take as given:
+    its object parent (parent type OBJECT) and the targets of its acting Child Of constraints without a
+    subtarget."""
+    out = [obj.parent] if obj.parent is not None and obj.parent_type == "OBJECT" else []
+    out += [con.target for con in acting(obj.constraints)
+            if con.type == "CHILD_OF" and con.target is not None and not con.subtarget]
+    return list(dict.fromkeys(out))
 
 
 def simulated(obj: Any) -> bool:

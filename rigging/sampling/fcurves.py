@@ -9,6 +9,7 @@ with ``convert_to_samples``; anything unanimated is one row. Exact for what
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Generator, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from ...solver.rotations import rotation_property
 from ...solver.spaces import compose_matrices, invert_matrices
 from .. import anim_keys
+from .drivers import driver_values, frame_driver_reason, variable_channel
 from .eligibility import acting, action_fcurves, live
 
 # Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
@@ -36,6 +38,7 @@ class ChannelSampler:
         self.large: dict[Any, bool] = {}
         self.cache: dict[int, np.ndarray] = {}
         self.fcurves: dict[Any, dict[str, list[Any]]] = {}
+        self.drivers: dict[Any, dict[str, list[Any]]] = {}
 
     def live_fcurves(self, obj: Any) -> dict[str, list[Any]]:
         """The F-curves the animation system applies to ``obj``, by data path."""
@@ -46,6 +49,42 @@ class ChannelSampler:
                     by_path.setdefault(fc.data_path, []).append(fc)
             self.fcurves[obj] = by_path
         return self.fcurves[obj]
+
+    def frame_drivers(self, obj: Any) -> dict[str, list[Any]]:
+        """The object's transform drivers that :mod:`.drivers` evaluates, by data path;
+        they override the action's curves of the same channels, as in Blender's evaluation."""
+        if obj not in self.drivers:
+            by_path: dict[str, list[Any]] = {}
+            ad = obj.animation_data
+            for fc in ad.drivers if ad is not None else ():
+                if frame_driver_reason(fc, obj) is None:
+                    by_path.setdefault(fc.data_path, []).append(fc)
+            self.drivers[obj] = by_path
+        return self.drivers[obj]
+
+    def driven(self, fcurve: Any, owner: Any) -> np.ndarray:
+        """:func:`.drivers.driver_values` of a driver of ``owner`` at the sampler's frames, once per driver."""
+        key = fcurve.as_pointer()
+        if key not in self.cache:
+            variables = {}
+            for var in fcurve.driver.variables:
+                channel = variable_channel(var, owner)
+                assert channel is not None  # eligibility let only readable variables through
+                variables[var.name] = self.channel(*channel)
+            self.cache[key] = driver_values(fcurve, self.frames, variables)
+        return self.cache[key]
+
+    def channel(self, obj: Any, path: str, index: int) -> np.ndarray:
+        """What property ``path[index]`` of ``obj`` holds at the sampler's frames, (N,) float32: its frame
+        driver's value, else its F-curve's, else its current value."""
+        for fc in self.frame_drivers(obj).get(path, ()):
+            if fc.array_index == index:
+                return self.driven(fc, obj)
+        for fc in self.live_fcurves(obj).get(path, ()):
+            if fc.array_index == index:
+                return self.values(obj.animation_data, fc)
+        value = obj[path[2:-2]] if path.startswith("[") else getattr(obj, path)[index]
+        return np.full(self.frames.shape, value, dtype=np.float32)
 
     def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
         """:meth:`sample`, once per F-curve."""
@@ -68,6 +107,11 @@ class ChannelSampler:
         return found
 
     def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
+        """``fcurve`` at the sampler's frames, float64 ``(N,)`` of float32 values.
+
+        Subframes are read with ``FCurve.evaluate`` per frame; integer frames straight from linear or constant
+        keys, else from a copy's ``convert_to_samples`` (modifiers and extrapolation included).
+        """
         if not self.integral:
             return np.array(
                 [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
@@ -107,6 +151,7 @@ class ChannelSampler:
         return copy
 
     def close(self) -> None:
+        """Remove the action copies and the scratch action."""
         for copy in self.copies.values():
             bpy.data.actions.remove(copy)
         self.copies.clear()
@@ -116,19 +161,27 @@ class ChannelSampler:
 
 
 def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
-    """``fcurve`` at integer ``frames`` straight from its keys when every segment is linear or constant, it has
-    no modifiers and constant extrapolation (a bake's own curves): no copy, no Blender call per frame. None when
-    the curve is anything else."""
-    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or len(fcurve.keyframe_points) == 0:
+    """``fcurve`` at integer ``frames`` straight from its keys, or None when it is not a linear/constant curve.
+
+    Applies when every segment is linear or constant, the curve has no modifiers and constant extrapolation (a
+    bake's own curves): no copy, no Blender call per frame.
+    """
+    count = len(fcurve.keyframe_points)
+    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or count == 0:
         return None
+    if count > 1:
+        # The interpolations first (one int per key): a Bezier curve, the common case, is rejected without
+        # reading its keys' coordinates.
+        interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
+        linear, constant = _interpolation_ids()
+        held = interpolation == constant
+        if not (held | (interpolation == linear)).all():
+            return None
     co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
     x, y = co[:, 0], co[:, 1]
-    if len(x) == 1:
+    if count == 1:
         return np.full(frames.shape, y[0])
-    interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
-    linear, constant = _interpolation_ids()
-    held = interpolation == constant
-    if not (held | (interpolation == linear)).all() or not (np.diff(x) > 0).all():
+    if not (np.diff(x) > 0).all():
         return None
     values = np.interp(frames, x, y)
     if held.any():
@@ -142,20 +195,33 @@ def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
     return values.astype(np.float32).astype(np.float64)
 
 
+@functools.cache
 def _interpolation_ids() -> tuple[int, int]:
-    """RNA values of the LINEAR and CONSTANT key interpolations."""
+    """RNA values of the LINEAR and CONSTANT key interpolations (looked up once: an RNA enum walk per curve
+    cost more than reading a short curve's keys)."""
     items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
     return int(items["LINEAR"].value), int(items["CONSTANT"].value)
 
 
 def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str,
                     known: dict[int, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """``location``, the rotation property of its mode and ``scale`` of an object or pose bone ``owner`` of
-    ``id_block`` (each (N, k), or (1, k) when nothing of it is animated) from the object's F-curves, current
-    values elsewhere; ``prefix`` is the owner's data path prefix (``""`` or ``'pose.bones["name"].'``);
-    ``block``: the frames wanted. ``known`` (F-curve pointer -> values at every frame of the sampler's) stands
-    in for reading a curve whose values at those frames are known exactly (a bake's own, just written)."""
+    """The transform channels of an object or pose bone ``owner`` of ``id_block`` over ``block``.
+
+    Read from the object's F-curves (and an object's frame-only drivers, which override them), current values
+    elsewhere.
+
+    Args:
+        block: the frames wanted, a slice of the sampler's.
+        prefix: the owner's data path prefix (``""`` or ``'pose.bones["name"].'``).
+        known: F-curve pointer -> values at every frame of the sampler's, standing in for reading a curve whose
+            values at those frames are known exactly (a bake's own, just written).
+
+    Returns:
+        ``{"location", rotation property of its mode, "scale": (N, k), or (1, k) when nothing of it moves}``.
+    """
     fcurves = sampler.live_fcurves(id_block)
+    # Only object channels take frame drivers (eligibility steps a bone with a driver on the way).
+    drivers = sampler.frame_drivers(id_block) if not prefix else {}
     rot_path, _size = rotation_property(owner.rotation_mode)
     n = len(range(*block.indices(sampler.frames.size)))
     channels = {}
@@ -163,19 +229,22 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
         # A channel without F-curves stays one row: compose_matrices broadcasts it (no per-frame rotation math
         # for a constant rotation).
         live = fcurves.get(prefix + prop, ())
-        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live else 1, 1))
+        driven = drivers.get(prop, ())
+        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live or driven else 1, 1))
         for fc in live:
             if fc.array_index < values.shape[1]:
                 given = None if known is None or len(fc.modifiers) else known.get(fc.as_pointer())
                 values[:, fc.array_index] = (sampler.values(id_block.animation_data, fc) if given is None
                                              else given)[block]
+        for fc in driven:  # after the action's curves: Blender evaluates drivers last
+            if fc.array_index < values.shape[1]:
+                values[:, fc.array_index] = sampler.driven(fc, id_block)[block]
         channels[prop] = values
     return channels
 
 
 def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
-    """``matrix_basis`` of an object or pose bone ``owner`` ((N, 4, 4), or (1, 4, 4) when nothing of it is
-    animated), see :func:`_channel_values`."""
+    """``matrix_basis`` of an object or pose bone ``owner``: (N, 4, 4), or (1, 4, 4) when nothing moves."""
     mode = owner.rotation_mode
     channels = _channel_values(sampler, block, id_block, owner, prefix)
     return compose_matrices(channels["location"], channels[rotation_property(mode)[0]], channels["scale"], mode)
@@ -184,12 +253,17 @@ def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, 
 class Composer:
     """World matrices of objects and pose bones composed from F-curves (see :func:`fcurve_only_reason` for
     when that is exact), over the frames ``block`` of the sampler's. Each object's and bone's matrices are
-    computed once; unanimated ones are one row."""
+    computed once; unanimated ones are one row.
 
-    def __init__(self, sampler: ChannelSampler, block: slice) -> None:
+    Args:
+        given: world matrices ``(len(sampler.frames), 4, 4)`` of objects stepped in a scene, used as they are
+            (the parents and Child Of targets ``fcurve_only_reason(..., given=...)`` took as given).
+    """
+
+    def __init__(self, sampler: ChannelSampler, block: slice, given: dict[Any, np.ndarray] | None = None) -> None:
         self.sampler = sampler
         self.block = block
-        self.world: dict[Any, np.ndarray] = {}
+        self.world: dict[Any, np.ndarray] = {obj: m[block] for obj, m in (given or {}).items()}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
 
     def object_world(self, obj: Any) -> np.ndarray:
@@ -240,13 +314,15 @@ COMPOSE_BLOCK = 8192
 
 
 def sample_fcurves(
-    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
+    requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int],
+    given: dict[Any, np.ndarray] | None = None,
 ) -> None:
+    """Compose ``requests`` from F-curves into ``out[idx]`` (``given``: see :class:`Composer`)."""
     sampler = ChannelSampler(frames)
     try:
         for first in range(0, frames.size, COMPOSE_BLOCK):
             block = slice(first, first + COMPOSE_BLOCK)
-            composer = Composer(sampler, block)
+            composer = Composer(sampler, block, given)
             for (obj, bone, kind), i in zip(requests, idx, strict=True):
                 compose_request(composer, obj, bone, kind, out[i, block])
     finally:
@@ -254,8 +330,10 @@ def sample_fcurves(
 
 
 def compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: np.ndarray) -> None:
-    """Write one request's matrices for the composer's block into ``out``: the object's world matrix, a pose
-    bone's armature-space matrix (``ARMATURE``) or its world matrix."""
+    """Write one request's matrices for the composer's block into ``out``.
+
+    That is the object's world matrix, a pose bone's armature-space matrix (``ARMATURE``) or its world matrix.
+    """
     if bone is None:
         out[...] = composer.object_world(obj)
     elif kind == "ARMATURE":
@@ -267,9 +345,14 @@ def compose_request(composer: Any, obj: Any, bone: str | None, kind: str, out: n
 def iter_pose_bases(
     obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
 ) -> Generator[tuple[slice, dict[str, np.ndarray]], None, None]:
-    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves (current values where unanimated),
-    in blocks of frames: yields ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``. Exact for what
-    :func:`fcurve_only_reason` lets through. Consume it to the end (or close it) so copies are removed."""
+    """``matrix_basis`` of pose bones ``bones`` of ``obj`` from its F-curves, in blocks of frames.
+
+    Current values where unanimated; exact for what :func:`fcurve_only_reason` lets through. Consume it to the
+    end (or close it) so copies are removed.
+
+    Returns:
+        A generator of ``(rows, {bone: (len(frames[rows]) or 1, 4, 4)})``.
+    """
     with contextlib.closing(iter_pose_channels(obj, bones, frames, block=block)) as blocks:
         for rows, channels in blocks:
             yield rows, {name: compose_matrices(ch["location"], ch[rotation_property(mode)[0]], ch["scale"], mode)
@@ -280,9 +363,16 @@ def iter_pose_channels(
     obj: Any, bones: Sequence[str], frames: Sequence[float] | np.ndarray, *, block: int = COMPOSE_BLOCK,
     known: dict[int, np.ndarray] | None = None,
 ) -> Generator[tuple[slice, dict[str, tuple[str, dict[str, np.ndarray]]]], None, None]:
-    """The channels behind :func:`iter_pose_bases`: yields ``(rows, {bone: (rotation_mode, {"location",
-    rotation property, "scale": (len(frames[rows]) or 1, k)})})``. ``known``: F-curve pointer -> float32
-    values at every one of ``frames``, used instead of reading that curve (when it has no modifiers)."""
+    """The channels behind :func:`iter_pose_bases`, in blocks of frames.
+
+    Args:
+        known: F-curve pointer -> float32 values at every one of ``frames``, used instead of reading that curve
+            (when it has no modifiers).
+
+    Returns:
+        A generator of ``(rows, {bone: (rotation_mode, {"location", rotation property, "scale":
+        (len(frames[rows]) or 1, k)})})``.
+    """
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = ChannelSampler(frames_arr)
     prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
@@ -305,8 +395,12 @@ EVALUATE_FRAMES = 16
 
 def sample_channels(id_block: Any, channels: Sequence[tuple[str, int]],
                     frames: Sequence[float] | np.ndarray) -> list[np.ndarray | None]:
-    """Each ``(data_path, index)`` of ``id_block`` at ``frames`` (its action's time) from the F-curve the
-    animation system applies, ``(N,)`` float64 (float32 precision, as Blender evaluates); None where none does."""
+    """Each ``(data_path, index)`` channel of ``id_block`` at ``frames`` (its action's time).
+
+    Returns:
+        Per channel, its values from the F-curve the animation system applies, ``(N,)`` float64 (float32
+        precision, as Blender evaluates); None where no curve does.
+    """
     frames_arr = np.asarray(frames, dtype=np.float64).reshape(-1)
     sampler = ChannelSampler(frames_arr)
     try:

@@ -66,6 +66,10 @@ def _step_frames(
 def sample_temp_scene(
     context: Any, requests: list[tuple[Any, str | None, str]], frames: np.ndarray, out: np.ndarray, idx: list[int]
 ) -> None:
+    """Step a temporary scene linking only the requested objects and write the requests into ``out[idx]``.
+
+    Their dependencies are evaluated with them; the scene is removed and the user's frame re-evaluated after.
+    """
     scene = context.scene
     user_frame, user_subframe = scene.frame_current, scene.frame_subframe
     tmp = bpy.data.scenes.new(".soft_ik_sampling")

@@ -328,7 +328,15 @@ def test_bake_says_which_inputs_need_blenders_evaluation(empty_file: bpy.types.S
     # A driver on the target's transform is only evaluated by Blender: the bake still matches Blender, and says
     # which object made it step the scene.
     # (It turns the target, which leaves its position, the only thing the chain reaches for, as it was.)
-    target.driver_add("rotation_euler", 2).driver.expression = "0.1 * frame"
+    driver = target.driver_add("rotation_euler", 2).driver
+    driver.expression = "0.1 * frame"  # of the frame alone: evaluated without stepping (sampling/drivers.py)
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    assert "frame by frame" not in capfd.readouterr().out
+    var = driver.variables.new()  # a world-space transform variable: only Blender evaluates it
+    var.type = "TRANSFORMS"
+    var.targets[0].id = rig.armature
+    var.targets[0].transform_type = "LOC_X"
+    driver.expression = f"0.1 * frame + {var.name}"
     assert rigs.bake(rig, START, END) == {"FINISHED"}
     lines = [ln for ln in capfd.readouterr().out.splitlines() if "frame by frame" in ln]
     assert len(lines) == 1 and lines[0].startswith("Info:") and f"'{target.name}'" in lines[0], lines

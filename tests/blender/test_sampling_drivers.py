@@ -1,0 +1,207 @@
+"""Drivers of the frame alone composed from their expression (rigging/sampling/drivers.py) against Blender's own
+playback; every other driver still steps a scene.
+
+Run through the harness: ``.venvs/bpy-5.0/bin/python tests/blender/run.py tests/blender/test_sampling_drivers.py``.
+"""
+
+from __future__ import annotations
+
+import bpy
+import harness
+import numpy as np
+import pytest
+from test_sampling import FRAMES, check_sampling, empty, key
+
+sampling = harness.package("rigging.sampling")
+drivers = harness.package("rigging.sampling.drivers")
+
+EXPRESSIONS = {
+    ("location", 0): "0.5 - 0.6 * sin(0.0071 * frame + 0.3)",
+    ("rotation_euler", 1): "cos(frame / 7) * 2 + floor(frame / 3) * 0.1 - ceil(-frame / 5.5)",
+    ("scale", 2): "1 + abs(sin(frame * pi / 40)) + -frame / 300",
+}
+
+
+@pytest.fixture
+def scene(empty_file: bpy.types.Scene) -> bpy.types.Scene:
+    empty_file.frame_start, empty_file.frame_end = 1, 40
+    return empty_file
+
+
+def build_driven(keyed: bool = True) -> tuple[bpy.types.Object, bpy.types.Object, bpy.types.Object]:
+    """A carrier whose channels are driven by the frame (``keyed``: over its own action's keys, and its
+    drivers' curves get driver_add's 0-1 keys, one of them remapped), an object parented to it and one
+    following it through a Child Of."""
+    carrier = empty("carrier")
+    carrier.rotation_mode = "XYZ"
+    if keyed:
+        # Only channels without drivers: Blender's own playback of a keyed and driven channel is a race between
+        # the action and the driver (bpy 5.0: either value at random frames).
+        for frame, t in ((1, 0.0), (20, 1.0), (40, -0.5)):
+            for path, index, value in (("location", 1, t), ("location", 2, -t), ("rotation_euler", 0, 0.3 * t),
+                                       ("rotation_euler", 2, t)):
+                getattr(carrier, path)[index] = value
+                carrier.keyframe_insert(path, index=index, frame=frame)
+    for (path, index), expression in EXPRESSIONS.items():
+        fc = carrier.driver_add(path, index)
+        fc.driver.expression = expression
+        # driver_add gives 4.2's new curve the identity Generator, 5.x's (and any keyed property's) 0-1 keys:
+        # have one of each, and a Bezier mapping.
+        if path == "location":
+            fc.keyframe_points.clear()
+            if not len(fc.modifiers):
+                fc.modifiers.new("GENERATOR")
+        elif path == "rotation_euler" or keyed:
+            for k in (0.0, 1.0):
+                fc.keyframe_points.insert(k, k)
+            while len(fc.modifiers):
+                fc.modifiers.remove(fc.modifiers[0])
+        if keyed and path == "scale":
+            fc.keyframe_points.insert(1.5, 0.2)  # the driver's value mapped through a Bezier curve
+    child = empty("child")
+    child.parent = carrier
+    key(child, "location", 1, (1.0, 0.0, 0.0))
+    key(child, "location", 40, (2.0, 1.0, 0.0))
+    follower = empty("follower")
+    con = follower.constraints.new("CHILD_OF")
+    con.target = carrier
+    con.set_inverse_pending = False
+    key(follower, "location", 1, (0.0, 2.0, 0.0))
+    key(follower, "location", 40, (1.0, -2.0, 0.5))
+    return carrier, child, follower
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_frame_drivers_are_composed_like_blender(scene: bpy.types.Scene, keyed: bool) -> None:
+    carrier, child, follower = build_driven(keyed)
+    for fc in carrier.animation_data.drivers:
+        assert drivers.frame_driver_reason(fc) is None, fc.data_path
+    requests = [(carrier, None), (child, None), (follower, None)]
+    assert sampling.stepped_objects(bpy.context, requests) == {}
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+    # The driven channels themselves, bit for bit: Blender's played value against the sampler's.
+    fcurves = {(fc.data_path, fc.array_index): fc for fc in carrier.animation_data.drivers}
+    got = {k: drivers.driver_values(fc, FRAMES) for k, fc in fcurves.items()}
+    for f_i, frame in enumerate(FRAMES.tolist()):
+        scene.frame_set(int(frame))
+        for (path, index), values in got.items():
+            assert np.float32(getattr(carrier, path)[index]) == values[f_i], (path, index, frame)
+
+
+def test_subframes_of_a_frame_driver(scene: bpy.types.Scene) -> None:
+    carrier, child, _follower = build_driven()
+    frames = np.array([1.25, 3.5, 17.75, 30.125, -2.5])
+    got = sampling.sample_world_matrices(bpy.context, [(carrier, None), (child, None)], frames, method="FCURVES")
+    for f_i, frame in enumerate(frames.tolist()):
+        whole = int(np.floor(frame))
+        scene.frame_set(whole, subframe=frame - whole)
+        np.testing.assert_allclose(got[0, f_i], np.array(carrier.matrix_world), atol=1e-5, err_msg=str(frame))
+        np.testing.assert_allclose(got[1, f_i], np.array(child.matrix_world), atol=1e-5, err_msg=str(frame))
+
+
+@pytest.mark.parametrize("case", ["variable", "python", "power", "tan", "divide", "self", "generator", "noise",
+                                  "mute"])
+def test_other_drivers_are_stepped(scene: bpy.types.Scene, case: str) -> None:
+    # No action on the carrier: Blender's own playback of an object with keys and a driver is itself not
+    # repeatable (bpy 5.0, channels stepped here: values differ between two playbacks at random frames).
+    carrier, child, _follower = build_driven(keyed=False)
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    driver = fc.driver
+    if case == "variable":
+        source = empty("source")
+        key(source, "location", 1, (0.0, 0.0, 0.0))
+        key(source, "location", 40, (9.0, 0.0, 0.0))
+        var = driver.variables.new()
+        var.type = "TRANSFORMS"  # a world-space transform: only Blender evaluates it
+        var.targets[0].id = source
+        var.targets[0].transform_type = "LOC_X"
+        driver.expression = f"{var.name} * 0.05"
+    elif case == "python":
+        driver.expression = "frame * 0.01 + len('ab')"
+    elif case == "power":
+        driver.expression = "(frame * 0.05) ** 2"
+    elif case == "tan":
+        driver.expression = "tan(frame * 0.01)"
+    elif case == "divide":
+        driver.expression = "1 / (frame + 100)"
+    elif case == "self":
+        driver.use_self = True
+    elif case == "generator":  # keys and a modifier
+        fc.modifiers.new("GENERATOR")
+    elif case == "noise":
+        fc.modifiers.new("NOISE").strength = 0.3
+    else:
+        fc.mute = True
+    assert drivers.frame_driver_reason(fc) is not None
+    assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
+    # Only the carrier needs Blender: its child is composed from its own curves over the stepped carrier.
+    assert set(sampling.stepped_objects(bpy.context, [(carrier, None), (child, None)])) == {"carrier"}
+    # (A muted driver's channel holds a value the two scenes need not share; a Python driver reads anything.)
+    if case not in ("mute", "python"):
+        check_sampling(scene, [(carrier, None), (child, None)], ("AUTO",))
+
+
+def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> None:
+    """Objects whose only fault is a stepped parent or Child Of target are composed over its stepped matrices:
+    a chain of parents, a Child Of follower, and what must stay stepped (its own constraint, a bone parent)."""
+    carrier, child, follower = build_driven(keyed=False)
+    source = empty("source")
+    key(source, "location", 1, (0.0, 0.0, 0.0))
+    key(source, "location", 40, (9.0, 0.0, 0.0))
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    var = fc.driver.variables.new()  # a world-space transform variable: the carrier must be stepped
+    var.type = "TRANSFORMS"
+    var.targets[0].id = source
+    var.targets[0].transform_type = "LOC_X"
+    fc.driver.expression = f"{var.name} * 0.2 + frame * 0.01"
+    grandchild = empty("grandchild")
+    grandchild.parent = child
+    grandchild.rotation_mode = "QUATERNION"
+    key(grandchild, "rotation_quaternion", 1, (1.0, 0.0, 0.0, 0.0))
+    key(grandchild, "rotation_quaternion", 40, (0.6, 0.0, 0.8, 0.0))
+    child.matrix_parent_inverse[0][3] = 0.5  # a parent inverse on the way
+    tracked = empty("tracked")
+    tracked.parent = carrier
+    tracked.constraints.new("DAMPED_TRACK").target = source  # its own constraint: stepped
+    requests = [(grandchild, None), (follower, None), (tracked, None), (child, None)]
+    stepped, composed = sampling.dispatch.stepping_plan([(obj, None, "WORLD") for obj, _b in requests])
+    assert [o.name for o in stepped] == ["carrier", "tracked"]
+    assert [o.name for o in composed] == ["grandchild", "child", "follower"]
+    assert sampling.stepped_objects(bpy.context, requests) == {
+        "tracked": 'its parent "carrier" has a driver on rotation_euler', "carrier": "has a driver on rotation_euler"}
+    check_sampling(scene, requests, ("AUTO", "SCENE"))
+
+
+def test_drivers_reading_fcurve_channels_are_composed(scene: bpy.types.Scene) -> None:
+    """Single Property variables reading another object's keyed channel, a keyed and an unkeyed float custom
+    property, and a channel that is itself driven by the frame: evaluated from F-curves, bit for bit."""
+    carrier, child, _follower = build_driven(keyed=False)
+    source = empty("source")
+    for frame, t in ((1, 0.0), (15, 1.0), (40, -0.5)):
+        key(source, "location", frame, (3.0 * t, 0.0, 0.0))
+        source["amount"] = 0.5 + t
+        source.keyframe_insert('["amount"]', frame=frame)
+    source["fixed"] = 0.25
+    source.driver_add("scale", 1).driver.expression = "1 + 0.02 * frame"
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    for name, path in (("x", "location[0]"), ("amount", '["amount"]'), ("fixed", '["fixed"]'), ("sy", "scale[1]")):
+        var = fc.driver.variables.new()
+        var.name = name
+        var.targets[0].id = source
+        var.targets[0].data_path = path
+    fc.driver.expression = "x * 0.3 + amount * sin(frame * 0.1) - fixed * sy"
+    assert drivers.frame_driver_reason(fc, carrier) is None
+    requests = [(carrier, None), (child, None)]
+    assert sampling.stepped_objects(bpy.context, requests) == {}
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+    sampler = sampling.fcurves.ChannelSampler(FRAMES)
+    try:
+        got = sampler.driven(fc, carrier)
+    finally:
+        sampler.close()
+    for f_i, frame in enumerate(FRAMES.tolist()):
+        scene.frame_set(int(frame))
+        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+    # A custom property with its own driver is not read from F-curves.
+    source.driver_add('["amount"]').driver.expression = "frame"
+    assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
