@@ -1,4 +1,6 @@
-"""Soft IK 2D: analytic two-bone soft IK for 2D cut-out rigs in Blender.
+"""Soft IK 2D: analytic two-bone soft IK for 2D cut-out rigs in Blender, baked to keys.
+
+Longer chains are solved by CCD or FABRIK; every solve can be previewed live and baked to F-curve keys.
 
 Layers, each importing only those below it: ``solver/`` (pure Python + numpy, no Blender), ``rigging/`` (the
 Blender-side core: reads rigs into plain data, samples, bakes, writes keys, previews), ``operators/`` and
@@ -19,10 +21,12 @@ def _modules() -> tuple[ModuleType, ...]:
 
 
 def register() -> None:
+    """Register the add-on's modules in dependency order (Blender calls it when the extension is enabled)."""
     for module in _modules():
         module.register()
 
 
 def unregister() -> None:
+    """Unregister the modules in reverse order, leaving Blender as it was without the add-on."""
     for module in reversed(_modules()):
         module.unregister()

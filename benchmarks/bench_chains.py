@@ -11,6 +11,13 @@ Last, several two-bone chains of one bake through the pure chain step (``solver.
 solutions out): one ``solve_chain`` call per chain (each chain pays its own overhead) against one
 ``solve_chains`` call for all of them, for 1 frame (the Solve operator) and 250 frames (a bake), with a moving
 armature and parent bone for every chain.
+
+Then (issue 11's last item, issue 17) the two-bone solver itself: one ``solve_two_bone`` per chain against one
+``solve_two_bone_chains`` for all of them (mixed bends, softness, limits and strategies, four rigs' lengths
+or every chain its own; the same results bit for bit, tests/solver/test_two_bone_batch.py), and the crowd
+bake's solve stage (32 chains x 2,000 frames, static armatures, no parent: bench_goals' crowd) through the
+chain step before issue 17 (tests/solver/frozen_chain_step.py) and now, alternated in the same process,
+medians of process CPU time.
 """
 
 from __future__ import annotations
@@ -26,6 +33,9 @@ from solver.ccd import solve_ccd
 from solver.chain_description import ChainDescription, ChainSettings
 from solver.chain_step import ChainSamples, solve_chain, solve_chains
 from solver.fabrik import solve_fabrik
+from solver.limits import JointLimits
+from solver.two_bone import ChainCall, solve_two_bone_chains
+from tests.solver import frozen_chain_step
 
 Pose = list[float]
 
@@ -182,6 +192,69 @@ def several_chains() -> None:
                   f" {apart / joint:>8.1f}x")
 
 
+def _median_cpu(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    """Median process CPU seconds of each function, the functions alternated round by round."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            start = time.process_time()
+            fn()
+            times[name].append(time.process_time() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def _mixed_calls(chains: int, frames: int, shared: bool) -> list[ChainCall]:
+    """Chains with mixed bends, softness, limits and strategies; ``shared``: four rigs' lengths among them (a
+    crowd), else every chain its own."""
+    rng = np.random.default_rng(chains + frames)
+    t = np.linspace(0.0, 4 * np.pi, frames)
+    calls = []
+    for k in range(chains):
+        a, b = ((1.0, 0.6), (0.7, 1.3), (1.2, 1.2), (0.9, 1.0))[k % 4] if shared else (
+            float(v) for v in rng.uniform(0.5, 2.0, 2))
+        reach = (a + b) * (0.6 + 0.5 * np.sin(t + k))
+        targets = np.stack([reach * np.cos(t + k), reach * np.sin(0.7 * t)], axis=1)
+        limits = JointLimits(shoulder=(-1.0, 1.2), elbow=(0.2, 2.0)) if k % 4 == 3 else None
+        calls.append(ChainCall(targets=targets, a=a, b=b, bend=(-1, 1)[k % 2], softness=(0.0, 0.05)[k % 3 == 0],
+                               limits=limits, strategy=("accept", "stretch")[k % 8 == 7]))
+    return calls
+
+
+def two_bone_batches() -> None:
+    print(f"{'chains':>7} {'frames':>7} {'one call per chain':>19} {'one call for all':>17} {'speed-up':>9}"
+          "   (two-bone solver only, median CPU)")
+    for chains, frames, shared in ((8, 250, True), (32, 250, True), (32, 2_000, True), (128, 250, True),
+                                   (32, 250, False)):
+        calls = _mixed_calls(chains, frames, shared)
+        got = _median_cpu({"each": lambda calls=calls: [c.solve_alone() for c in calls],
+                           "all": lambda calls=calls: solve_two_bone_chains(calls)}, 15)
+        print(f"{chains:>7} {frames:>7} {got['each'] * 1e3:>16.2f} ms {got['all'] * 1e3:>14.2f} ms"
+              f" {got['each'] / got['all']:>8.1f}x   {'4 rigs' if shared else 'every chain its own lengths'}")
+
+
+def crowd_step() -> None:
+    """bench_goals' crowd (16 characters x 2 arms, 2,000 frames, static armatures) through the chain step."""
+    frames = 2_000
+    t = np.arange(1.0, frames + 1.0)
+    rigs, samples = [], []
+    for k in range(32):
+        rig = _two_bone_chain(k % 2)
+        rigs.append(ChainDescription(**{**rig.__dict__, "parent_name": None,
+                                        "settings": ChainSettings(softness=0.0)}))
+        arm = np.tile(np.eye(4), (frames, 1, 1))
+        arm[:, 0, 3] = 5.0 * (k // 2)
+        target = np.tile(np.eye(4), (frames, 1, 1))
+        target[:, :3, 3] = np.stack([5.0 * (k // 2) + np.cos(t / 40 + k), 1.2 + 0.5 * np.sin(t / 30), 0 * t], 1)
+        samples.append(ChainSamples(armature=arm, target=target, parent=None, pole=None))
+    got = _median_cpu({
+        "before": lambda: frozen_chain_step.solve_chains(rigs, t, samples, sensitivity=False),  # type: ignore[arg-type]
+        "now": lambda: solve_chains(rigs, t, samples, sensitivity=False, solved_targets=False)}, 9)
+    print(f"crowd solve stage (32 chains x {frames} frames): before issue 17 {got['before'] * 1e3:.1f} ms,"
+          f" now {got['now'] * 1e3:.1f} ms CPU (median of 9, alternated): {got['before'] / got['now']:.1f}x")
+
+
 if __name__ == "__main__":
     main()
     several_chains()
+    two_bone_batches()
+    crowd_step()

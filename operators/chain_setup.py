@@ -30,7 +30,7 @@ def _new_target(context: bpy.types.Context, armature: bpy.types.Object, bone: st
     return empty
 
 
-def _unique_name(chains: Iterable[bpy.types.PropertyGroup], name: str) -> str:
+def unique_chain_name(chains: Iterable[bpy.types.PropertyGroup], name: str) -> str:
     """``name``, or ``name.001``... as Blender names a duplicate: chains are looked up by name."""
     taken = {c.name for c in chains}
     unique, n = name, 0
@@ -40,7 +40,7 @@ def _unique_name(chains: Iterable[bpy.types.PropertyGroup], name: str) -> str:
     return unique
 
 
-def _chain_owning(armature: bpy.types.Object, lower: bpy.types.PoseBone, length: int) -> str | None:
+def owned_bone_reason(armature: bpy.types.Object, lower: bpy.types.PoseBone, length: int) -> str | None:
     """Why a new chain of ``length`` bones ending at ``lower`` cannot be added: one of its bones already
     belongs to a chain (a second chain would fight the first over the same keys). None when it is free."""
     names = [lower.name]
@@ -97,7 +97,7 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
                 self.report({"ERROR"}, say(msg.CHAIN_TOO_LONG, bone=lower.name, count=_ + 1))
                 return {"CANCELLED"}
             upper = upper.parent
-        taken = _chain_owning(armature, lower, self.chain_length)
+        taken = owned_bone_reason(armature, lower, self.chain_length)
         if taken is not None:
             self.report({"ERROR"}, taken)
             return {"CANCELLED"}
@@ -107,7 +107,7 @@ class POSE_OT_soft_ik_add_chain(bpy.types.Operator):
             return {"CANCELLED"}
 
         chain = settings.chains.add()
-        chain.name = _unique_name(settings.chains, self.name or lower.name)
+        chain.name = unique_chain_name(settings.chains, self.name or lower.name)
         chain.upper_bone, chain.lower_bone = upper.name, lower.name
         chain.chain_length = self.chain_length
         chain.solver = "ANALYTIC" if self.chain_length == 2 else "FABRIK"

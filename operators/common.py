@@ -10,7 +10,14 @@ from ..rigging.messages import say
 
 
 def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = False) -> bool:
-    """True when the active object is an editable armature in a mode the operator works in."""
+    """True when the active object is an editable armature in a mode the operator works in.
+
+    Otherwise the reason is set as the poll message (``cls.poll_message_set``).
+
+    Args:
+        cls: the operator class whose ``poll`` asks.
+        pose_only: Pose Mode only; otherwise Object Mode works too.
+    """
     obj = context.active_object
     if obj is None or obj.type != "ARMATURE":
         cls.poll_message_set(say(msg.POLL_NOT_ARMATURE))
@@ -28,7 +35,7 @@ def armature_poll(cls: type, context: bpy.types.Context, *, pose_only: bool = Fa
 
 
 def active_chain_poll(cls: type, context: bpy.types.Context) -> bool:
-    """``armature_poll`` plus an active chain on the armature."""
+    """``armature_poll`` (Pose or Object Mode) plus an active chain on the armature; else the poll message says why."""
     if not armature_poll(cls, context):
         return False
     settings = context.active_object.soft_ik_2d
@@ -51,4 +58,5 @@ def selected_armatures(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def chains_with(armatures: list[bpy.types.Object]) -> list[bpy.types.Object]:
+    """Those of ``armatures`` that have at least one Soft IK chain, in their order."""
     return [arm for arm in armatures if len(arm.soft_ik_2d.chains) > 0]

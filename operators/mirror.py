@@ -14,7 +14,7 @@ from ..rigging import messages as msg
 from ..rigging.messages import say
 from ..rigging.rig import ChainError, chain_bone_names, check_no_cycle, check_shared_bones, read_chain
 from ..solver.mirror import flip_name, mirror_bend, mirror_range
-from .chain_setup import _chain_owning, _unique_name
+from .chain_setup import owned_bone_reason, unique_chain_name
 from .common import active_chain_poll
 
 # Chain settings that name this side's objects and bones, or hold the last bake's report: not copied as they are.
@@ -125,11 +125,11 @@ class POSE_OT_soft_ik_mirror_chain(bpy.types.Operator):
             raise ChainError(say(msg.MIRROR_BONES_MISSING, label=label, armature=armature.name,
                                  bones=", ".join(f"'{b}'" for b in missing)))
         lower = armature.pose.bones[opposite[-1]]
-        taken = _chain_owning(armature, lower, len(opposite))
+        taken = owned_bone_reason(armature, lower, len(opposite))
         if taken is not None:
             raise ChainError(say(msg.MIRROR_EXISTS, label=label, reason=taken))
 
-        name = _unique_name(settings.chains, flip_name(source.name) or opposite[-1])
+        name = unique_chain_name(settings.chains, flip_name(source.name) or opposite[-1])
         chain = settings.chains.add()
         source = settings.chains[index]  # adding an item may move the others: a reference taken before is stale
         chain.name = name

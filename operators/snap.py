@@ -22,8 +22,16 @@ from .common import active_chain_poll
 
 def fk_joints(context: bpy.types.Context, armature: bpy.types.Object, bones: tuple[str, ...],
               frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """World heads ``(n_bones, N, 3)`` of the chain bones and the tip ``(N, 3)`` as the bones' own keys give
-    them (what plays without a bake), and the armature's world matrices ``(N, 4, 4)``."""
+    """The FK joints in world space as the bones' own keys give them (what plays without a bake).
+
+    Args:
+        bones: the chain's bone names, root first.
+        frames: the N scene frames.
+
+    Returns:
+        ``(heads, tip, world)``: the bones' world heads ``(n_bones, N, 3)``, the last bone's tail ``(N, 3)``,
+        and the armature's world matrices ``(N, 4, 4)``.
+    """
     m = sampling.sample_world_matrices(context, [*((armature, name, "WORLD") for name in bones), (armature, None)],
                                        frames)
     heads = m[:-1, :, :3, 3]
@@ -33,8 +41,18 @@ def fk_joints(context: bpy.types.Context, armature: bpy.types.Object, bones: tup
 
 
 def fk_bend(heads: np.ndarray, tip: np.ndarray, world: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    """(N,) the FK elbow's bend side in the chain's convention (about the armature-space plane normal; a
-    mirrored armature flips the world picture, not the side), 0 where the arm is straight."""
+    """The side the FK elbow bends to, per frame, in the chain's ``bend`` convention.
+
+    Measured about the armature-space plane normal: a mirrored armature (negative determinant) flips the world
+    picture, not the side.
+
+    Args:
+        heads, tip, world: as :func:`fk_joints` returns them; the elbow is the second head.
+        normal: (3,) the armature's plane normal, in armature space.
+
+    Returns:
+        (N,) +1 or -1, 0 where the arm is straight.
+    """
     axes = world[:, :3, :3]
     n_world = np.einsum("nij,j->ni", axes, normal)
     mirrored = np.where(np.linalg.det(axes) < 0.0, -1, 1)
@@ -43,7 +61,18 @@ def fk_bend(heads: np.ndarray, tip: np.ndarray, world: np.ndarray, normal: np.nd
 
 def snap_points(chain: bpy.types.PropertyGroup, heads: np.ndarray,
                 tip: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """(target points, pole points or None, frames where the arm is straight and the pole stays) in world."""
+    """Where the target (and pole) go so the IK solve gives the FK pose, in world space.
+
+    The target goes on the shoulder->tip line at the distance whose soft reach is the FK tip (on the tip itself
+    under Stretch to Reach); the pole half the chain's length out from the joint farthest from that line.
+
+    Args:
+        heads, tip: as :func:`fk_joints` returns them.
+
+    Returns:
+        ``(targets, poles, straight)``: target points (N, 3); pole points (N, 3) and a (N,) mask of the frames
+        where the arm is straight (the pole stays where it was), both None when the chain has no pole.
+    """
     joints = np.concatenate([heads, tip[None]], axis=0)
     length = np.sum(np.linalg.norm(np.diff(joints, axis=0), axis=2), axis=0)  # (N,) world chain length
     # Stretch to reach takes the soft band's place: the target goes on the tip itself.

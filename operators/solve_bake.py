@@ -152,6 +152,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if end < start:
             self.report({"ERROR"}, say(msg.END_BEFORE_START, end=end, start=start))
             return {"CANCELLED"}
+        if not self.properties.is_property_set("to_new_action"):
+            # The sidebar's toggle is the default; set here, the redo panel shows what the bake did.
+            settings = getattr(context.active_object, "soft_ik_2d", None)
+            self.to_new_action = bool(settings is not None and settings.bake_to_new_action)
         taken: list[takes.Take] = []
         baked: list[bpy.types.Object] = []
         try:

@@ -100,6 +100,7 @@ class VIEW3D_PT_soft_ik(_SoftIKPanel, bpy.types.Panel):
         row.operator("pose.soft_ik_solve", text=texts.SOLVE, icon="CON_KINEMATIC")
         row.operator("pose.soft_ik_bake", text=texts.BAKE, icon="KEYINGSET")
         col.operator("pose.soft_ik_clear_bake", text=texts.CLEAR_BAKE, icon="TRASH")
+        col.prop(settings, "bake_to_new_action")
 
 
 class VIEW3D_PT_soft_ik_chain(_ChainPanel, bpy.types.Panel):

@@ -36,6 +36,11 @@ def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
 
 
 def draw_timeline() -> None:
+    """Draw handler of the timeline and dope sheet: the active armature's pinned ranges as bands.
+
+    Every chain's ranges (hold colour) and the blend frames after them (blend colour), when the armature's
+    overlay is on.
+    """
     context = bpy.context
     obj = _armature(context)
     region = context.region
@@ -62,6 +67,10 @@ def draw_timeline() -> None:
 
 
 def draw_label() -> None:
+    """Draw handler of the 3D viewport: the pinned range beside the target of the active chain.
+
+    Only while the current frame lies in one of that chain's pinned ranges and the armature's overlay is on.
+    """
     context = bpy.context
     obj = _armature(context)
     if obj is None or context.region_data is None:

@@ -10,6 +10,7 @@ from . import texts
 
 
 def draw_pins(layout: bpy.types.UILayout, chain: bpy.types.PropertyGroup) -> None:
+    """Draw the Pin / Unpin buttons and one row per pinned range of ``chain`` into ``layout``."""
     col = layout.column(align=True)
     row = col.row(align=True)
     row.operator("pose.soft_ik_pin_target", text=texts.PIN_TARGET, text_ctxt=CONTEXT, icon="PINNED")

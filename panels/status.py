@@ -20,6 +20,8 @@ from . import texts
 
 @dataclass(frozen=True)
 class FrameStatus:
+    """What the status rows show for one chain at the current frame (see the module for where it comes from)."""
+
     source: str  # texts.PREVIEW_SOURCE, texts.KEYED_SOURCE, or "" when nothing is known
     error: float | None
     flags: int | None
@@ -35,10 +37,19 @@ class FrameStatus:
 
     @property
     def sensitive(self) -> bool:
+        """Whether the pose turns by at least ``SENSITIVE_DEGREES`` per 1 % of target motion (a warning row)."""
         return self.sensitivity_degrees is not None and self.sensitivity_degrees >= SENSITIVE_DEGREES
 
 
 def frame_status(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> FrameStatus:
+    """The status of ``chain`` of ``armature`` at the current frame, without solving.
+
+    Returns:
+        The live-preview cache's error and flags while Live Preview is on and the cache holds a solution; else
+        the keyed ``soft_ik_error`` / ``soft_ik_flags`` of the lower pose bone; else a status with an empty
+        ``source``. The sensitivity and the preview's message come from the cache in every case, when it has
+        them; the flag table is the one of the chain's solver.
+    """
     cached = live_preview.preview_of(armature, chain)
     sol = cached.solution if cached is not None else None
     degrees = None

@@ -32,8 +32,18 @@ def text_width(text: str) -> float:
 
 
 def wrap(text: str, width: float, measure: Callable[[str], float] = text_width) -> list[str]:
-    """Greedy line breaking of ``text`` into lines no wider than ``width`` (a word wider than a line is split
-    between characters)."""
+    """Greedy line breaking of ``text`` into lines no wider than ``width``.
+
+    Breaks between words and between any two CJK characters; a word wider than a line is split between
+    characters.
+
+    Args:
+        width: the room, in the units of ``measure`` (pixels for :func:`text_width`).
+        measure: the width of a piece of text.
+
+    Returns:
+        The lines, trailing spaces stripped; one empty line for an empty ``text``.
+    """
     lines: list[str] = []
     line = ""
     for token in _TOKENS.findall(text):
@@ -53,7 +63,12 @@ def wrap(text: str, width: float, measure: Callable[[str], float] = text_width) 
 
 
 def room(context: bpy.types.Context, icon: bool = False, boxed: bool = False) -> float:
-    """Pixels a label's text has in the current region."""
+    """Pixels a label's text has in the current region (at least 40 at scale 1).
+
+    Args:
+        icon: the label has an icon before its text.
+        boxed: the label sits in a box (its padding is taken off).
+    """
     scale = context.preferences.view.ui_scale
     width = context.region.width - (REGION_OVERHEAD + (BOX_PADDING if boxed else 0) + (ICON if icon else 0)) * scale
     return max(width, 40.0 * scale)
@@ -61,7 +76,12 @@ def room(context: bpy.types.Context, icon: bool = False, boxed: bool = False) ->
 
 def label(layout: bpy.types.UILayout, context: bpy.types.Context, text: str, icon: str = "NONE",
           boxed: bool = False, translate: bool = True) -> None:
-    """``layout.label`` that wraps instead of cutting; continuation lines are indented past the icon."""
+    """``layout.label`` that wraps instead of cutting; continuation lines are indented past the icon.
+
+    Args:
+        translate: translate ``text`` (interface context) before wrapping; False for text already translated
+            or formatted with names.
+    """
     shown = iface_(text) if translate else text
     lines = wrap(shown, room(context, icon != "NONE", boxed))
     col = layout.column(align=True)

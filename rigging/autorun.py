@@ -42,8 +42,15 @@ def _starts(rig: ChainRig) -> list[tuple[bpy.types.Object, str]]:
 
 
 def python_driver_of(rig: ChainRig) -> tuple[bpy.types.Object, bpy.types.FCurve] | None:
-    """The first Python-expression driver that moves an input of the chain (through parents, constraint
-    targets, driver variables and deforming bones, the links :func:`rig.dependency_on_chain` follows)."""
+    """The first Python-expression driver that moves an input of the chain.
+
+    The inputs are the upper bone, the armature object, the target and the pole, and what they are computed
+    from, followed through parents, constraint targets, driver variables and deforming bones
+    (:func:`rig.transform_inputs`, the links :func:`rig.dependency_on_chain` follows).
+
+    Returns:
+        ``(owner, driver F-curve)``, or None when no such driver moves the chain.
+    """
     stack = _starts(rig)
     seen: set[tuple[int, str]] = set()
     while stack:
@@ -55,12 +62,16 @@ def python_driver_of(rig: ChainRig) -> tuple[bpy.types.Object, bpy.types.FCurve]
         if found:
             return obj, found[0]
         # The same links the dependency-cycle check walks (one definition of "computed from").
-        stack += [(source, sub) for source, sub, _how in rig_module._inputs(obj, bone)]
+        stack += [(source, sub) for source, sub, _how in rig_module.transform_inputs(obj, bone)]
     return None
 
 
 def check_autorun(rig: ChainRig) -> None:
-    """Raise :class:`ChainError` when a Python-expression driver moves an input of the chain."""
+    """Refuse a chain that a Python-expression driver moves, for a bake with auto-run off.
+
+    Raises:
+        ChainError: naming the driver's path, its owner and its expression (:func:`python_driver_of`).
+    """
     found = python_driver_of(rig)
     if found is not None:
         owner, fcurve = found

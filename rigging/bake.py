@@ -164,8 +164,9 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
         key_target.key_times(armature, frames)
     samples = sample_chains(context, rigs, frames)
     fps = context.scene.render.fps / context.scene.render.fps_base
-    # Nothing a bake writes or reports reads the sensitivity (only the overlay and panel do, from the preview).
-    solutions = chain_solve.solve_chains(rigs, frames, samples, fps=fps, sensitivity=False)
+    # Nothing a bake writes or reports reads the sensitivity or the solved target (only the overlay and panel do,
+    # from the live preview's solve).
+    solutions = chain_solve.solve_chains(rigs, frames, samples, fps=fps, sensitivity=False, solved_targets=False)
     # IK influence below 1 blends in the FK pose the bones' own keys give (fk_blend).
     return [fk_blend.blend(rig, sol) for rig, sol in zip(rigs, solutions, strict=True)]
 

@@ -197,17 +197,26 @@ def _check_pose_channels(rig: ChainRig) -> None:
 
 
 def check_chain_inputs(rig: ChainRig) -> None:
-    """Refuse (:class:`ChainError`) constraints, drivers, pose scales and locations that act on the chain's bones
-    and that the solve does not model. Muted constraints, and those at influence 0 that is not animated, do
-    not count; neither do muted drivers or a connected bone's location (Blender ignores it)."""
+    """Refuse constraints, drivers, pose scales and locations that act on the chain's bones unmodelled.
+
+    Muted constraints, and those at influence 0 that is not animated, do not count; neither do muted drivers
+    or a connected bone's location (Blender ignores it).
+
+    Raises:
+        ChainError: naming the bone and the constraint, driver path or channel (and its value) at fault.
+    """
     _check_constraints(rig)
     _check_drivers(rig)
     _check_pose_channels(rig)
 
 
 def upper_location_moves(rig: ChainRig) -> bool:
-    """Whether the upper bone's own location may move its head: then the bake samples it as Blender evaluates
-    it. False when the chain owns it (Move Root writes it) and for a connected bone (Blender ignores it)."""
+    """Whether the upper bone's own location may move its head: then the bake samples it as Blender evaluates it.
+
+    False when the chain owns it (Move Root writes it), for a connected bone (Blender ignores it) and when the
+    chain's last bake keyed it (an earlier Move Root: this bake replaces those keys); otherwise True for a
+    location off zero, NLA tracks or tweak mode on the armature, or an F-curve or driver on it.
+    """
     if rig.location_bone is not None:
         return False
     arm = rig.armature
@@ -227,8 +236,16 @@ def upper_location_moves(rig: ChainRig) -> bool:
 
 def upper_location_of(rig: ChainRig, armature: np.ndarray, parent: np.ndarray | None,
                       upper_pose: np.ndarray) -> np.ndarray:
-    """(N, 3) the upper bone's pose location in its rest-local axes, from its sampled armature-space pose
-    matrix: the offset of its head from where its parent's pose puts it at rest."""
+    """The upper bone's pose location in its rest-local axes: its head's offset from where its parent puts it.
+
+    Args:
+        armature: (N, 4, 4) world matrices of the armature object, per frame.
+        parent: (N, 4, 4) world matrices of the upper bone's parent, or None for a root bone.
+        upper_pose: (N, 4, 4) the upper bone's sampled armature-space pose matrices.
+
+    Returns:
+        (N, 3) locations, 0 where an input is not finite (the solve skips those frames).
+    """
     base = rig.upper_rest[None] if parent is None else _to_armature(armature, parent) @ rig.parent_to_upper
     offset = upper_pose[:, :3, 3] - base[:, :3, 3]
     local = (invert_matrices(base)[:, :3, :3] @ offset[..., None])[..., 0]
@@ -262,10 +279,22 @@ def _parent_may_scale(rig: ChainRig) -> bool:
 
 def check_parent_scale(rig: ChainRig, armature: np.ndarray, parent: np.ndarray | None,
                        frames: np.ndarray) -> None:
-    """Refuse a parent scale the chain does not inherit as the plain matrix product the solve assumes: any
-    scale when the upper bone does not inherit scale, a non-uniform (or sheared) one when a chain bone
-    inherits it other than Full. A uniformly scaled parent scales the whole shoulder space, which the solve
-    models."""
+    """Refuse a parent scale the chain does not inherit as the plain matrix product the solve assumes.
+
+    A uniformly scaled parent scales the whole shoulder space, which the solve models. Frames whose matrices
+    are not finite are not looked at; a parent that cannot scale (no scale, animation, constraint or NLA) is
+    not sampled at all.
+
+    Args:
+        armature: (N, 4, 4) world matrices of the armature object, per frame.
+        parent: (N, 4, 4) world matrices of the upper bone's parent, or None (nothing to check).
+        frames: the N frames, for the message.
+
+    Raises:
+        ChainError: any scale off 1 when the upper bone does not inherit scale (None, None (Legacy)); a
+            non-uniform or sheared scale when a chain bone inherits scale other than Full. The message names
+            the first such frame and its scale.
+    """
     if parent is None or not _parent_may_scale(rig):
         return
     m = _to_armature(armature, parent)[:, :3, :3]

@@ -40,12 +40,13 @@ def solve_chain(rig: ChainRig, frames: np.ndarray, samples: ChainSamples, *, fps
 
 def solve_chains(rigs: Sequence[ChainRig], frames: np.ndarray, samples: Sequence[ChainSamples], *,
                  fps: float = 24.0, previous: Sequence[Any] | None = None,
-                 smooth_root: bool = True, sensitivity: bool = True) -> list[ChainSolution]:
+                 smooth_root: bool = True, sensitivity: bool = True,
+                 solved_targets: bool = True) -> list[ChainSolution]:
     """:func:`solver.chain_step.solve_chains` (all chains in one pass); raises :class:`ChainError` naming the
     first chain with no frame whose inputs are all finite."""
     try:
         return chain_step.solve_chains(rigs, frames, samples, fps=fps, previous=previous, smooth_root=smooth_root,
-                                       sensitivity=sensitivity)
+                                       sensitivity=sensitivity, solved_targets=solved_targets)
     except chain_step.NoFiniteFrame as err:
         rig = rigs[err.chain]
         raise ChainError(say(msg.NEVER_FINITE, label=rig.label, inputs=_input_names(rig, err.inputs))) from err

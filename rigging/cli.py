@@ -43,6 +43,7 @@ def _frames(value: str) -> tuple[int, int]:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's argument parser (``bake`` and its options); it raises ``ValueError`` on bad arguments."""
     top = _Parser(prog=f"blender --command {COMMAND}",
                   description="Soft IK 2D from the command line (background mode).")
     commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -73,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def options_of(args: argparse.Namespace) -> Options:
+    """The pipeline's options from the parsed ``bake`` arguments (``--jobs`` below 1 runs one job)."""
     return Options(frames=args.frames, save=args.save, output_dir=args.output_dir, armatures=tuple(args.armature),
                    chains=tuple(args.chain), enable_autoexec=args.enable_autoexec, jobs=max(1, args.jobs),
                    timeout=args.timeout, blender=args.blender)

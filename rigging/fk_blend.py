@@ -55,7 +55,16 @@ def _check_not_driven(rig: ChainRig, path: str) -> None:
 
 
 def influences(rig: ChainRig, frames: np.ndarray) -> np.ndarray:
-    """(N,) the chain's IK influence on ``frames`` (scene frames), from its F-curve when keyed."""
+    """The chain's IK influence on ``frames`` (scene frames), from its F-curve when keyed.
+
+    Returns:
+        (N,) values clipped to [0, 1]; 1 on a frame where the curve is not finite; the property's value on
+        every frame when it has no F-curve.
+
+    Raises:
+        ChainError: a driver (not muted) drives the influence, or the frames cannot be mapped to the action's
+            time (:func:`key_target.key_times`).
+    """
     path = influence_path(rig.chain)
     _check_not_driven(rig, path)
     times = key_target.key_times(rig.armature, frames)
@@ -73,8 +82,13 @@ def _channel(rig: ChainRig, bone: str, prop: str, size: int, times: np.ndarray) 
 
 
 def fk_pose(rig: ChainRig, frames: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """(rotation channels per chain bone (N, k) in its own mode, upper location (N, 3), upper scale (N, 3)) as
-    the bones' own keys give them on ``frames``."""
+    """The FK pose the bones' own keys give on ``frames`` (scene frames).
+
+    Returns:
+        ``(rotations, location, scale)``: per chain bone, root first, its rotation channels (N, k) in its own
+        rotation mode; the upper bone's location (N, 3) and scale (N, 3). A channel without an F-curve holds
+        its rest value (0, identity rotation, 1).
+    """
     times = key_target.key_times(rig.armature, frames)
     pose = rig.armature.pose.bones
     rotations = []

@@ -22,15 +22,26 @@ from .rig import ChainError
 
 
 def check_scene_time(scene: bpy.types.Scene) -> None:
-    """Time Stretching (Frame Map Old/New) makes frame ``f`` play the animation at ``f * old / new``; the
-    bake samples and keys in scene frames, so it is refused rather than keyed where nothing reads it."""
+    """Refuse Time Stretching (Frame Map Old/New), under which frame ``f`` plays the animation at ``f * old / new``.
+
+    The bake samples and keys in scene frames, so it is refused rather than keyed where nothing reads it.
+
+    Raises:
+        ChainError: Frame Map Old differs from New, naming the scene and both values.
+    """
     render = scene.render
     if render.frame_map_old != render.frame_map_new:
         raise ChainError(say(msg.TIME_REMAPPED, scene=scene.name, old=render.frame_map_old, new=render.frame_map_new))
 
 
 def check_not_shared(armature: bpy.types.Object) -> None:
-    """Refuse an action (on 4.4+: an action slot) that another ID plays too: its animation would change."""
+    """Refuse an action (on 4.4+: an action slot) that another ID plays too: its animation would change.
+
+    A linked action passes: the keys go into a local copy.
+
+    Raises:
+        ChainError: naming the armature, the action and the other IDs that play it.
+    """
     anim = armature.animation_data
     if anim is None or anim.action is None:
         return
@@ -43,7 +54,10 @@ def check_not_shared(armature: bpy.types.Object) -> None:
 
 
 def tweaked_strip(armature: bpy.types.Object) -> bpy.types.NlaStrip | None:
-    """The NLA strip being tweaked, or None outside tweak mode."""
+    """The NLA strip being tweaked, or None outside tweak mode.
+
+    The active strip playing the tweaked action, else the first strip that plays it.
+    """
     anim = armature.animation_data
     if anim is None or not anim.use_tweak_mode or anim.action is None:
         return None
@@ -75,20 +89,36 @@ def _check_blending(armature: bpy.types.Object) -> None:
 
 
 def check_armature(armature: bpy.types.Object) -> None:
-    """Everything about where the armature's keys go that does not depend on the frames; raises ChainError."""
+    """Refuse what makes the armature's keys land where playback does not read them, whatever the frames.
+
+    Raises:
+        ChainError: Time Stretching on the scene (:func:`check_scene_time`); an action or slot another ID
+            plays (:func:`check_not_shared`); a tweaked strip played reversed or with animated time, or
+            blending (not Replace, animated influence, blend in/out); outside tweak mode, an action that
+            blends (not Replace, or influence below 1).
+    """
     check_scene_time(bpy.context.scene)
     check_not_shared(armature)
     _check_blending(armature)
 
 
 def key_times(armature: bpy.types.Object, frames: np.ndarray) -> np.ndarray:
-    """The action times at which the scene ``frames`` play the armature's action; raises :class:`ChainError`
-    when some frame is not played one to one (outside the tweaked strip, or two frames on the same action
-    time because the range spans several repeats).
+    """The action times at which the scene ``frames`` play the armature's action.
 
     Outside NLA tweak mode this is ``frames`` itself. In tweak mode it is Blender's strip mapping
     (``action_frame_start + ((f - frame_start) mod (length * scale)) / scale``, the strip's last frame playing
-    ``action_frame_end``), the same as ``AnimData.nla_tweak_strip_time_to_scene(f, invert=True)`` within a repeat.
+    ``action_frame_end`` when it repeats a whole number of times), the same as
+    ``AnimData.nla_tweak_strip_time_to_scene(f, invert=True)`` within a repeat.
+
+    Args:
+        frames: scene frames, in any order.
+
+    Returns:
+        (N,) float64 action times, in the order of ``frames``.
+
+    Raises:
+        ChainError: some frame is not played one to one: it lies outside the tweaked strip, or the range
+            spans more than one repeat (two frames would play the same action time).
     """
     frames = np.asarray(frames, dtype=np.float64)
     strip = tweaked_strip(armature)

@@ -48,11 +48,14 @@ def editing_problem(obj: bpy.types.Object) -> str | None:
 
 
 def ensure_local_action(obj: bpy.types.Object, *, create: bool = True) -> str | None:
-    """Make the keys written for ``obj`` go into a local action; returns a message when it made one.
+    """Make the keys written for ``obj`` go into a local action.
 
     A linked action is replaced by a local copy (its keys and, on 4.4+, its slots come along, so what played
     before still plays). With ``create``, a library override without an action gets a new local one (say so:
     the user may expect the keys in the library's file). Anything else is left as it is.
+
+    Returns:
+        The message saying which action was copied or created, None when nothing changed.
     """
     anim = obj.animation_data
     action = anim.action if anim is not None else None
@@ -94,8 +97,11 @@ def set_items(collection: Any, rows: Sequence[Mapping[str, Any]]) -> None:
 
 @persistent
 def restore_error_properties(*_args: object) -> None:
-    """Give the lower bone of every baked chain of every library override the custom properties its error and
-    flags curves animate (a reopened override has dropped them)."""
+    """Recreate the error and flags properties on the baked chains of library overrides (a ``load_post`` handler).
+
+    A reopened override has dropped the custom properties of its lower bones that the bake's error and flags
+    curves animate; each missing one is added back at 0.
+    """
     from .bake import ERROR_PROP, FLAGS_PROP  # bake imports this module
 
     for obj in bpy.data.objects:

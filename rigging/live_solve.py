@@ -24,7 +24,8 @@ import bpy
 import numpy as np
 
 from .. import solver
-from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, _strategy_options, limits_of
+from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of
+from ..solver.chain_step import strategy_options as _strategy_options
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 

@@ -245,5 +245,10 @@ MESSAGES: tuple[str, ...] = tuple(value for name, value in dict(globals()).items
 
 
 def say(template: str, **fields: object) -> str:
-    """``template`` in the interface language, with ``fields`` filled in."""
+    """``template`` in the interface language, with ``fields`` filled in.
+
+    Args:
+        template: one of the templates of this module (the translation table is keyed by them).
+        **fields: the values of its placeholders, inserted untranslated (names of chains, bones, objects).
+    """
     return bpy.app.translations.pgettext_rpt(template).format(**fields)

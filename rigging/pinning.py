@@ -33,12 +33,13 @@ from . import messages as msg
 from .bake import essential_keys
 from .messages import say
 from .rig import ChainError
-from .target_parenting import _channel_values
+from .target_parenting import local_channel_values
 
 GROUP = "Object Transforms"
 
 
 def pin_ranges(chain: bpy.types.PropertyGroup) -> list[pinning.PinRange]:
+    """``(start, end, blend frames)`` of each pin of ``chain``, in the order of ``chain.pins``."""
     return [(int(p.frame_start), int(p.frame_end), int(p.blend_frames)) for p in chain.pins]
 
 
@@ -136,9 +137,24 @@ def _encode(keys: dict[str, np.ndarray]) -> dict[str, list[Any]]:
 
 def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
                start: int, end: int, blend: int) -> tuple[int, str | None]:
-    """Pin ``chain``'s target over ``start..end`` (blending back over ``blend`` frames); returns the number of
-    frames whose world transform changed and a note when the target's linked action was made local. Raises
-    :class:`ChainError` before any change."""
+    """Pin ``chain``'s target where it stands over ``start..end``, blending back to its own motion after.
+
+    The target's transform keys over the range (and the blend) are replaced by linear keys that hold its world
+    transform; the keys replaced are saved on the new pin, so :func:`unpin_target` puts them back exactly.
+
+    Args:
+        start, end: the held frames (inclusive).
+        blend: frames after ``end`` over which the target returns to its own motion.
+
+    Returns:
+        ``(frames, note)``: how many frames' world transform was rewritten (the held and blend frames), and
+        the message when the target's linked action was made local (else None).
+
+    Raises:
+        ChainError: before any change: ``end`` before ``start``; no target, or a target that is linked, has an
+            acting constraint, delta transforms, a driver on its transform or an action another ID plays; a
+            range overlapping another pin of the same target.
+    """
     if end < start:
         raise ChainError(say(msg.END_BEFORE_START, end=end, start=start))
     target = _check_target(chain, chain.target)
@@ -167,7 +183,7 @@ def pin_target(context: bpy.types.Context, armature: bpy.types.Object, chain: bp
     if mode not in {"QUATERNION", "AXIS_ANGLE"}:
         target.rotation_euler = before.tolist()
     try:
-        new = _channel_values(target, local)
+        new = local_channel_values(target, local)
     finally:
         target.rotation_euler = saved_euler
     if mode == "QUATERNION" and float(np.dot(new[rot_path][0], before)) < 0:
@@ -228,8 +244,15 @@ def pin_index_at(chain: bpy.types.PropertyGroup, frame: int) -> int | None:
 
 
 def unpin_target(chain: bpy.types.PropertyGroup, index: int) -> bpy.types.Object:
-    """Put back the keys pin ``index`` of ``chain`` replaced, exactly; returns the target. Raises
-    :class:`ChainError` (nothing changed) when a later pin rewrote some of the same keys: unpin that first."""
+    """Put back the keys pin ``index`` of ``chain`` replaced, exactly, and remove the pin.
+
+    Returns:
+        The target the pin held.
+
+    Raises:
+        ChainError: nothing changed: a later pin of the same target rewrote some of the same keys (unpin that
+            first); the pin has no target or it is linked; the target's parenting changed since the pin.
+    """
     pin = chain.pins[index]
     others = [(c, p) for c in chain.id_data.soft_ik_2d.chains for p in c.pins if p != pin and p.target == pin.target]
     for owner, later in others:

@@ -50,6 +50,17 @@ def options_argv(options: Options) -> list[str]:
 
 
 def progress_line(entry: dict[str, Any], index: int, count: int, saving: bool = True) -> str:
+    """The line printed when one file is done.
+
+    Args:
+        entry: the file's report entry (:func:`rigging.pipeline_shot.bake_shot`).
+        index, count: the file's place among the files (from 1) and how many there are.
+        saving: whether the run saves files; when not, a file with baked chains says it was not saved.
+
+    Returns:
+        Its failure and reason, or how many chains were baked and refused (by name), the largest error, where it
+        was saved and the seconds it took.
+    """
     name = os.path.basename(entry["file"])
     seconds = float(entry.get("process_seconds", entry.get("seconds", 0.0)))
     chains = entry.get("chains", [])
@@ -74,9 +85,17 @@ def _ok(entry: dict[str, Any]) -> bool:
 
 def bake_files(paths: Sequence[str], options: Options | None = None, report_path: str | None = None,
                progress: Callable[[str], None] | None = print) -> dict[str, Any]:
-    """Bake every chosen chain of every file in ``paths``; write the JSON report to ``report_path`` (if
-    given) and return it. ``report["ok"]`` is False when any file failed or any chain was refused.
-    ``progress`` gets one line per file as it finishes (None: silent)."""
+    """Bake every chosen chain of every file in ``paths``.
+
+    Args:
+        options: what to bake and how (frames, saving, chains, jobs, ...); the defaults when None.
+        report_path: where the JSON report is written too (None: not written).
+        progress: called with one line per file as it finishes (:func:`progress_line`); None is silent.
+
+    Returns:
+        The report (README "Pipelines" lists its fields); ``report["ok"]`` is False when any file failed or
+        any chain was refused.
+    """
     options = options or Options()
     started = time.perf_counter()
     count = len(paths)

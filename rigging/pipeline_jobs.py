@@ -30,8 +30,14 @@ LOG_TAIL = 4000
 
 
 def worker_command(path: str, argv: Sequence[str], report: str, blender: str | None = None) -> list[str]:
-    """The command line of the worker that bakes ``path``: ``argv`` are the pipeline's own flags (no files,
-    no --jobs/--report), ``report`` where it writes its JSON."""
+    """The command line of the worker that bakes ``path``.
+
+    Args:
+        argv: the pipeline's own flags (:func:`pipeline.options_argv`: no files, no --jobs/--report).
+        report: where the worker writes its JSON report.
+        blender: the Blender binary; None takes this Blender's, and without one (Blender as a Python module)
+            the worker is this Python interpreter importing ``bpy``.
+    """
     args = ["bake", path, *argv, "--jobs", "1", "--report", report]
     code = ("import sys, addon_utils\n"
             f"mod = sys.modules.get({ADDON_PACKAGE!r})\n"
@@ -93,8 +99,17 @@ def _run_one(path: str, argv: Sequence[str], options_timeout: float | None, blen
 
 def run_workers(paths: Sequence[str], argv: Sequence[str], jobs: int, timeout: float | None,
                 blender: str | None, done: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
-    """Bake each of ``paths`` in its own worker, ``jobs`` at a time; ``done`` is called (in this thread, in
-    completion order) for each file's entry. Returns the entries in the order of ``paths``."""
+    """Bake each of ``paths`` in its own worker process, ``jobs`` at a time.
+
+    Args:
+        argv: the workers' flags (see :func:`worker_command`).
+        timeout: seconds after which a worker is stopped and its file reported failed (None: no limit).
+        blender: the workers' Blender binary (None: this one).
+        done: called with each file's entry as it finishes, in this thread, in completion order.
+
+    Returns:
+        The entries in the order of ``paths``.
+    """
     entries: list[dict[str, Any] | None] = [None] * len(paths)
     with tempfile.TemporaryDirectory(prefix="soft_ik_2d_jobs_") as scratch, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

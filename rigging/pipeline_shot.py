@@ -168,8 +168,14 @@ def _save(path: str, options: Options) -> tuple[str | None, str | None]:
 
 
 def bake_shot(path: str, options: Options) -> dict[str, Any]:
-    """Open, bake and save one file in this Blender; returns its report entry (never raises for the file's
-    faults). A file where no chain bakes is not saved: it stays exactly as it was."""
+    """Open, bake and save one file in this Blender.
+
+    Never raises for the file's faults (nor for a bug of the add-on met on it): they are the entry's status
+    and error. A file where no chain bakes is not saved: it stays exactly as it was.
+
+    Returns:
+        The file's report entry (:func:`new_entry`, filled in).
+    """
     started = time.perf_counter()
     entry = new_entry(os.path.abspath(path))
     entry["autoexec"] = options.enable_autoexec

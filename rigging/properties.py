@@ -82,6 +82,8 @@ def _touch(self: PropertyGroup, context: bpy.types.Context) -> None:
 
 
 class SoftIKWorstFrame(PropertyGroup):
+    """One frame of the last bake's report with a large error (``SoftIKChain.worst_frames``)."""
+
     frame: IntProperty(name="Frame", description="Frame of the last bake with a large error")
     error: FloatProperty(
         name="Error", translation_context=CONTEXT,
@@ -106,6 +108,8 @@ class SoftIKPin(PropertyGroup):
 
 
 class SoftIKChain(PropertyGroup):
+    """One chain of an armature: its bones, target, solver settings and what its last bake wrote and reported."""
+
     # ``name`` (the label) is inherited from PropertyGroup.
     upper_bone: StringProperty(
         update=_touch, name="Upper Bone", description="Root bone of the chain (upper arm, thigh)"
@@ -320,10 +324,13 @@ class SoftIKChain(PropertyGroup):
 
     @property
     def has_bake(self) -> bool:
+        """Whether a bake range is recorded (``bake_end`` before ``bake_start`` means none)."""
         return self.bake_end >= self.bake_start
 
 
 class SoftIKSettings(PropertyGroup):
+    """An armature's Soft IK settings (``Object.soft_ik_2d``): its chains and the armature-wide options."""
+
     chains: CollectionProperty(type=SoftIKChain)
     active_chain_index: IntProperty(update=_touch, name="Active Chain")
     plane: EnumProperty(
@@ -344,6 +351,12 @@ class SoftIKSettings(PropertyGroup):
         name="Overlay", translation_context=CONTEXT,
         description="Draw reach rings, soft band, targets and error of the active chain in the viewport",
         default=True,
+    )
+    bake_to_new_action: BoolProperty(
+        name="To New Action",
+        description="Bake into a new action (a copy of the current one, assigned to the armature), leaving the "
+        "current action untouched",
+        default=False,
     )
 
 

@@ -13,9 +13,15 @@ from .rig import ChainError, ChainRig
 
 
 def check(rig: ChainRig) -> None:
-    """Refuse what the stretched pose cannot be played back as: thinning across the bone (Preserve Volume) is a
-    non-uniform scale, which a lower bone carries along its own axes only with Inherit Scale: Aligned (Full
-    would shear it, Average would change its length)."""
+    """Refuse what the stretched pose cannot be played back as.
+
+    Thinning across the bone (Preserve Volume) is a non-uniform scale, which a lower bone carries along its own
+    axes only with Inherit Scale: Aligned (Full would shear it, Average would change its length).
+
+    Raises:
+        ChainError: Stretch to Reach with Preserve Volume on, and a bone below the upper one whose Inherit
+            Scale is not Aligned (the first such bone is named).
+    """
     s = rig.settings
     if not (s.stretch_to_reach and s.preserve_volume):
         return

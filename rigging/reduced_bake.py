@@ -49,6 +49,8 @@ BEZIER_GUESS = 8.0
 
 @dataclass(frozen=True)
 class Reduction:
+    """What reducing one chain's keys kept, and how far its playback strays from the full bake."""
+
     kept: int  # frames keyed on the chain's transform channels
     full: int  # frames the full bake keyed
     worst: float  # largest played-back distance from the full bake's tail (world units), over the baked frames
@@ -93,8 +95,24 @@ def reduce_written(context: bpy.types.Context, rigs: Sequence[ChainRig],
                    verified: Sequence[tuple[ChainSolution, str | None]], start: int, end: int, mode: str,
                    tolerance: float, shape: str = "LINEAR"
                    ) -> tuple[list[tuple[ChainSolution, str | None]], list[Reduction]]:
-    """Re-key the chains of a written, verified bake on fewer frames (see the module). Returns each solution
-    with the errors now keyed (measured from the reduced keys) and its warning, and what was kept."""
+    """Re-key the chains of a written, verified bake on fewer frames (see the module).
+
+    Args:
+        verified: per chain of ``rigs``, its written solution and warning (:func:`bake.verify_written`).
+        start, end: the baked range (inclusive): keys are replaced only inside it.
+        mode: one of ``MODES``; ``"NONE"`` keeps the full bake and returns ``verified`` as it is.
+        tolerance: the largest played-back distance from the full bake's tail, as a fraction of the chain's
+            world length.
+        shape: the interpolation of the kept keys, ``"LINEAR"`` or ``"BEZIER"`` (a Bezier result that strays
+            is written again as the full linear bake).
+
+    Returns:
+        Each solution with the error now keyed (measured from the reduced keys) and its warning, and per
+        chain what was kept (empty for ``"NONE"``).
+
+    Raises:
+        ValueError: an unknown ``mode`` (a programming error: the operator's enum lists ``MODES``).
+    """
     if mode not in MODES:
         raise ValueError(f"unknown key reduction {mode!r}")
     if mode == "NONE":
@@ -145,5 +163,6 @@ def reduce_written(context: bpy.types.Context, rigs: Sequence[ChainRig],
 
 
 def summary(rig: ChainRig, reduction: Reduction) -> str:
+    """The report line of one reduced chain: frames kept of the full bake's, tolerance and worst distance."""
     return say(msg.REDUCED_KEYS, label=rig.label, kept=reduction.kept, full=reduction.full,
                tolerance=reduction.tolerance, worst=reduction.worst)

@@ -42,6 +42,7 @@ class ChainRig(ChainDescription):
 
     @property
     def label(self) -> str:
+        """The chain as messages name it: its name and its armature's."""
         return say(msg.CHAIN_LABEL, chain=self.chain.name, armature=self.armature.name)
 
 
@@ -50,7 +51,12 @@ def _matrix(m: object) -> np.ndarray:
 
 
 def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> tuple[str, ...]:
-    """The chain's bones from the root down, walking up ``chain_length`` bones from the lower bone."""
+    """The chain's bones from the root down, walking up ``chain_length`` bones from the lower bone.
+
+    Raises:
+        ChainError: the upper or lower bone is not set or not in the armature; the lower bone has fewer than
+            ``chain_length - 1`` ancestors; the ancestor reached is not the chain's upper bone.
+    """
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     bones = armature.data.bones
     for role, name in ((msg.ROLE_LOWER, chain.lower_bone), (msg.ROLE_UPPER, chain.upper_bone)):
@@ -77,7 +83,18 @@ def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup)
 
 
 def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> ChainRig:
-    """Read and check the chain's rest geometry and copy its settings. Raises :class:`ChainError`."""
+    """Read and check the chain's rest geometry and copy its settings.
+
+    Returns:
+        The chain's plain description (bone names, rest lengths and angles in the upper bone's rest-local
+        plane, plane normal, rest matrices, settings) with the armature and chain it was read from.
+
+    Raises:
+        ChainError: the bones do not form the chain (:func:`chain_bone_names`); a chain bone below the upper
+            one does not inherit rotation or inherits no scale (None, None (Legacy)), or the upper bone does not
+            inherit its parent's rotation; a bone has zero length or is too short for the plane check; a head
+            or the tip lies off the armature's plane.
+    """
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     names = chain_bone_names(armature, chain)
     bones = armature.data.bones
@@ -143,15 +160,28 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
 
 
 def check_editable(armature: bpy.types.Object) -> None:
-    """The armature object must be local or an editable library override (its armature data may stay linked:
-    nothing is written there). A linked action is fine: the keys go into a local copy
-    (:func:`linked_data.ensure_local_action`)."""
+    """Refuse an armature object that is neither local nor an editable library override.
+
+    Its armature data may stay linked: nothing is written there. A linked action is fine: the keys go into a
+    local copy (:func:`linked_data.ensure_local_action`).
+
+    Raises:
+        ChainError: the message of :func:`linked_data.editing_problem`.
+    """
     problem = linked_data.editing_problem(armature)
     if problem is not None:
         raise ChainError(problem)
 
 
 def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
+    """Refuse a chain whose target cannot drive it.
+
+    Raises:
+        ChainError: no target; the target is the armature itself or not in the scene; Target Space = Object
+            without a Space Object, or a space bone that is not a bone of the space armature (Object) or of
+            the armature (Character); the target or pole depends on the chain's own bones
+            (:func:`check_no_cycle`).
+    """
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     target = chain.target
     if target is None:
@@ -183,7 +213,11 @@ def declared_parent(armature: bpy.types.Object,
 
 
 def space_mismatch(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
-    """Plain-words description of how the target's real parenting differs from its declared space."""
+    """Plain-words description of how the target's real parenting differs from its declared space.
+
+    Returns:
+        None when the target is parented as its Target Space declares (or the chain has no target).
+    """
     target = chain.target
     if target is None:
         return None
@@ -205,8 +239,16 @@ def space_mismatch(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
 
 def check_shared_bones(armature: bpy.types.Object,
                        chains: Sequence[bpy.types.PropertyGroup] | None = None) -> None:
-    """Two chains writing the same bone would overwrite each other's keys. With ``chains`` (a sequence of the
-    armature's chains) only a conflict involving one of them raises, so the other chains can still be used."""
+    """Refuse two chains of ``armature`` that share a bone: they would overwrite each other's keys.
+
+    Args:
+        chains: some of the armature's chains: only a conflict involving one of them raises, so the other
+            chains can still be used. None checks every chain.
+
+    Raises:
+        ChainError: naming both chains and the bone. A chain whose bones cannot be read is skipped (reading it
+            reports that).
+    """
     wanted = None if chains is None else {c.as_pointer() for c in chains}
     owner: dict[str, bpy.types.PropertyGroup] = {}
     for chain in armature.soft_ik_2d.chains:
@@ -268,9 +310,22 @@ def _node(obj: bpy.types.Object, bone: str) -> str:
     return say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name) if bone else f"'{obj.name}'"
 
 
-def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
-    """What the world transform of ``obj`` (or of its pose bone ``bone``) is computed from: (object, bone,
-    how it is linked) for parents, constraint targets, driver inputs and deforming bones of a vertex parent."""
+def transform_inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
+    """What the world transform of ``obj`` (or of its pose bone ``bone``) is computed from.
+
+    One step of the links the dependency-cycle check (:func:`dependency_on_chain`) and the auto-run check
+    (``autorun.python_driver_of``) walk.
+
+    Args:
+        obj: an object.
+        bone: the name of one of its pose bones, or "" for the object itself.
+
+    Returns:
+        ``(object, bone or "", how it is linked)`` per input: the parent (a bone's parent bone, then its
+        armature object; an object's parent, its parent bone, or the bones deforming a vertex parent's mesh),
+        the targets of acting constraints, and the inputs of drivers (for an object, only drivers of its
+        transform). "How" is the phrase messages put before the input. Empty for a bone ``obj`` lacks.
+    """
     out: list[tuple[bpy.types.Object, str, str]] = []
     if bone:
         pb = obj.pose.bones.get(bone)
@@ -311,9 +366,15 @@ def _inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, st
 
 def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.types.Object,
                         start_bone: str = "") -> tuple[str, str] | None:
-    """(bone, path) when the world transform of ``start`` (or of its bone ``start_bone``) depends on one of the
-    ``moved`` bones of ``armature``: the first such dependency found, the path written as the links from
-    ``start`` to the bone."""
+    """Whether the world transform of ``start`` (or of its bone ``start_bone``) depends on a bone that moves.
+
+    Args:
+        moved: names of bones of ``armature`` that a solve moves (:func:`moved_bones`).
+
+    Returns:
+        ``(bone, path)`` for the first such dependency found, the path written as the links from ``start`` to
+        the bone (for the message); None when there is none.
+    """
     stack: list[tuple[bpy.types.Object, str, list[str]]] = [(start, start_bone, [_node(start, start_bone)])]
     seen: set[tuple[int, str]] = set()
     while stack:
@@ -325,14 +386,19 @@ def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.
             return bone, " → ".join(path)
         if obj == armature and not bone:
             continue  # the armature object itself does not move with its pose
-        for source, sub, how in _inputs(obj, bone):
+        for source, sub, how in transform_inputs(obj, bone):
             stack.append((source, sub, [*path, f"{how} {_node(source, sub)}"]))
     return None
 
 
 def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
-    """A target or pole that hangs (through parents, constraints, drivers) from the chain's own bones, or
-    bones below them, would move with the pose solved for it: refuse the dependency cycle by name."""
+    """Refuse a target or pole that hangs from the chain's own bones or bones below them.
+
+    Through parents, constraints or drivers it would move with the pose solved for it.
+
+    Raises:
+        ChainError: naming the target or pole, the bone and the links between them.
+    """
     label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     moved = moved_bones(armature, chain_bone_names(armature, chain))
     for role, obj in ((msg.ROLE_TARGET, chain.target), (msg.ROLE_POLE, chain.pole)):

@@ -31,8 +31,16 @@ DEFAULT_SUFFIX = " Take"
 
 
 def check(armatures: Sequence[bpy.types.Object], name: str) -> None:
-    """Refuse, before anything changes, what a take cannot start from: NLA tweak mode (the keys would have to
-    go into the tweaked strip's action) and a name that is taken or given to several armatures."""
+    """Refuse, before anything changes, what a take cannot start from.
+
+    Args:
+        armatures: the armatures that would each get a take.
+        name: the take's name, or "" for each armature's default (its action's name plus " Take").
+
+    Raises:
+        ChainError: a ``name`` given for several armatures or already an action's name; an armature in NLA
+            tweak mode (the keys would have to go into the tweaked strip's action).
+    """
     if name and len(armatures) > 1:
         raise ChainError(say(msg.TAKE_NAME_SEVERAL, action=name, count=len(armatures)))
     if name and name in bpy.data.actions:
@@ -56,10 +64,19 @@ class Take:
 
 
 def start(armature: bpy.types.Object, name: str = "") -> Take:
-    """Give ``armature`` a new action (a copy of the one it plays) to bake into. Call after :func:`check`;
-    the chains are checked afterwards, against the take (whose only player is ``armature``: an original
-    action other IDs play too is never written, so it is no reason to refuse), and :func:`rollback` undoes
-    the take of an armature none of whose chains can be baked."""
+    """Give ``armature`` a new action (a copy of the one it plays, or an empty one) to bake into.
+
+    Call after :func:`check`; the chains are checked afterwards, against the take (whose only player is
+    ``armature``: an original action other IDs play too is never written, so it is no reason to refuse), and
+    :func:`rollback` undoes the take of an armature none of whose chains can be baked. On 4.4+ the copy keeps
+    only the slot the armature plays. An original nothing else uses gets a fake user, so it survives saving.
+
+    Args:
+        name: the take's name; "" names it after the action (or, with none, the armature) plus " Take".
+
+    Returns:
+        The take, with what :func:`rollback` needs and the report's note on where the keys go.
+    """
     made = armature.animation_data is None
     anim = armature.animation_data or armature.animation_data_create()
     source = anim.action
@@ -85,8 +102,11 @@ def start(armature: bpy.types.Object, name: str = "") -> Take:
 
 
 def rollback(take: Take) -> None:
-    """Undo :func:`start` before any key was written: the armature plays its original action (and slot)
-    again, the take is removed, the original's fake user is as it was."""
+    """Undo :func:`start` before any key was written.
+
+    The armature plays its original action (and slot) again, the take is removed, the original's fake user is
+    as it was, and animation data :func:`start` created is cleared.
+    """
     anim = take.armature.animation_data
     anim.action = take.source
     if take.source is not None:
@@ -113,8 +133,13 @@ def _keep_only_played_slot(armature: bpy.types.Object, take: bpy.types.Action) -
 
 
 def push_down(armature: bpy.types.Object, take: bpy.types.Action) -> bpy.types.NlaTrack:
-    """Move ``take`` from the active action to a strip on a new NLA track on top, played in its own time (the
-    strip starts at the action's first frame and holds before and after it, as an active action does)."""
+    """Move ``take`` from the active action to a strip on a new NLA track on top, played in its own time.
+
+    The strip starts at the action's first frame and holds before and after it, as an active action does.
+
+    Returns:
+        The new track, named after the take.
+    """
     anim = armature.animation_data
     track = anim.nla_tracks.new()
     track.name = take.name

@@ -48,9 +48,17 @@ def _parent_matrices(context: bpy.types.Context, parent: bpy.types.Object | None
     return m
 
 
-def _channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
-    """Location, rotation (in the object's own rotation mode, continuous over the frames: no quaternion sign
-    flips, no Euler jumps of 2 pi) and scale channels of the local matrices."""
+def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
+    """The transform channels of ``obj`` that give the local matrices ``local``.
+
+    Args:
+        local: (N, 4, 4) matrices in the object's parent space (what its own channels compose to).
+
+    Returns:
+        ``{"location": (N, 3), <rotation property of its mode>: (N, 3 or 4), "scale": (N, 3)}``, the rotation
+        in the object's own rotation mode and continuous over the frames (no quaternion sign flips, no Euler
+        jumps of 2 pi).
+    """
     mode = obj.rotation_mode
     loc: list[tuple[float, ...]] = []
     rot: list[tuple[float, ...]] = []
@@ -104,10 +112,19 @@ def conversion_frames(context: bpy.types.Context, obj: bpy.types.Object) -> np.n
 
 def reparent_keep_motion(context: bpy.types.Context, target: bpy.types.Object, parent: bpy.types.Object | None,
                          bone: str) -> int:
-    """Parent ``target`` to ``parent`` (and ``bone``), converting its keys so its world motion is unchanged on
-    every frame of :func:`conversion_frames`. A target without keys whose place in the new parent's space does
-    not change is placed once; otherwise every channel is keyed (linear) wherever it moves. Returns the number
-    of frames converted."""
+    """Parent ``target`` to ``parent`` (and ``bone``), converting its keys so its world motion is unchanged.
+
+    The motion is kept on every frame of :func:`conversion_frames`. A target without keys whose place in the
+    new parent's space does not change is placed once; otherwise every channel is keyed (linear) wherever it
+    moves.
+
+    Args:
+        parent: the new parent, or None for world space.
+        bone: a bone of ``parent`` to parent to, or "" for the object itself.
+
+    Returns:
+        The number of frames converted.
+    """
     frames = conversion_frames(context, target)
     animated = len(keyed_frames(target)) > 0
     world = sampling.sample_world_matrices(context, [(target, None)], frames)[0]
@@ -123,7 +140,7 @@ def reparent_keep_motion(context: bpy.types.Context, target: bpy.types.Object, p
     if not animated and still:
         target.matrix_basis = Matrix(local[0].tolist())
         return 1
-    values = _channel_values(target, local)
+    values = local_channel_values(target, local)
     start, end = float(frames[0]), float(frames[-1])
     for path, vals in values.items():
         for i in range(vals.shape[1]):

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik, solve_two_bone
+from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik
 from .chain_description import ChainDescription, ChainSettings
+from .chain_maps import ShoulderMaps, inverted, stacked
 from .smoothing import TargetFilter, make_filter
-from .spaces import invert_matrices
 from .stretch import scale_targets, stretched_flags, volume_factor
+from .two_bone.batch import ChainCall, solve_two_bone_chains
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -102,6 +103,9 @@ def finite_rows(m: FloatArray | None) -> BoolArray | bool:
     """Per frame, whether every entry of ``m`` is finite (True for a missing input)."""
     if m is None:
         return True
+    # Two reductions without temporaries settle the usual case (a NaN fails them: its max is NaN).
+    if -NON_FINITE < float(m.min()) and float(m.max()) < NON_FINITE:
+        return np.ones(len(m), dtype=bool)
     return np.asarray((np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1))
 
 
@@ -134,7 +138,16 @@ def chain_limits_of(rig: ChainDescription) -> FloatArray | None:
     return lim
 
 
-def _strategy_options(s: ChainSettings, world_scale: float) -> dict[str, Any]:
+def strategy_options(s: ChainSettings, world_scale: float) -> dict[str, Any]:
+    """The limit strategy's keyword arguments for the two-bone, CCD and FABRIK solvers.
+
+    Args:
+        s: the chain's settings.
+        world_scale: world length of one shoulder-space unit (Move Root's offset bound is given in world units).
+
+    Returns:
+        ``strategy``, ``max_root_offset`` (shoulder-space units) and ``stretch_range``.
+    """
     return {
         "strategy": STRATEGIES[s.limit_strategy],
         # The solve runs in the upper bone's rest units: convert the world-space offset bound.
@@ -205,32 +218,10 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, va
                    pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
 
 
-def _stacked(matrices: Sequence[FloatArray]) -> FloatArray:
-    """(K, R, 4, 4): one row for every chain when none moves, else every chain's N rows."""
-    rows = max(len(m) for m in matrices)
-    return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
-
-
-def _inverted(m: FloatArray) -> FloatArray:
-    """:func:`spaces.invert_matrices` of (K, R, 4, 4) matrices, in one call."""
-    return invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape)
-
-
-def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
-    """Per chain and row, affine (K, R, 4, 4) applied to points (K, P, 3), R in (1, P)."""
-    out: FloatArray = np.einsum("knij,knj->kni", m[..., :3, :3], points) + m[..., :3, 3]
-    return out
-
-
-def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
-    """(K, 3) each: the shoulder space's +x and +y in each upper bone's rest-local axes."""
-    pairs = [rig.shoulder_basis for rig in rigs]
-    return np.stack([x for x, _ in pairs]), np.stack([y for _, y in pairs])
-
-
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
                  fps: float = 24.0, previous: Sequence[Any] | None = None,
-                 smooth_root: bool = True, sensitivity: bool = True) -> list[ChainSolution]:
+                 smooth_root: bool = True, sensitivity: bool = True,
+                 solved_targets: bool = True) -> list[ChainSolution]:
     """Solve several chains over the same ``frames`` (time order) from their sampled world matrices.
 
     The matrix work from world space to every chain's shoulder space and back is done for all chains at once
@@ -248,6 +239,7 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             another strategy, so blending made the offset lag and depend on that history).
         sensitivity: False: report none (zeros). A bake keys no sensitivity, and it costs about a quarter of
             a two-bone solve.
+        solved_targets: False: ``solved_target_world`` is a read-only NaN view (no memory), not computed.
 
     Returns:
         One solution per chain; frames with non-finite inputs are marked invalid and solved as the last valid
@@ -265,58 +257,49 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             part = slice(start, start + per_call)
             try:
                 out += solve_chains(rigs[part], frames, samples[part], fps=fps, smooth_root=smooth_root,
-                                    previous=None if previous is None else previous[part], sensitivity=sensitivity)
+                                    previous=None if previous is None else previous[part], sensitivity=sensitivity,
+                                    solved_targets=solved_targets)
             except NoFiniteFrame as err:
                 raise NoFiniteFrame(err.inputs, err.chain + start) from err
         return out
     valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
     arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
-    arm = _stacked(arms)
-    arm_inv = _inverted(arm)
+    arm = stacked(arms)
+    arm_inv = inverted(arm)
     inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
               for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
-    base = _stacked([c.base for c in inputs])
-    base_inv = _inverted(base)
-    x, y = _basis(rigs)
-
-    def to_2d(world: FloatArray, which: Sequence[int]) -> FloatArray:
-        local = _apply(base_inv[which], _apply(arm_inv[which], world))
-        return np.stack([np.sum(local * x[which, None], axis=-1), np.sum(local * y[which, None], axis=-1)], axis=-1)
-
-    everyone = list(range(len(rigs)))
-    targets = to_2d(np.stack([c.target for c in inputs]), everyone)
-    with_pole = [(k, c.pole) for k, c in enumerate(inputs) if c.pole is not None]
+    maps = ShoulderMaps.of(arm, arm_inv, stacked([c.base for c in inputs]), rigs)
+    targets = maps.to_2d(np.stack([c.target for c in inputs]), slice(None))
+    with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
     poles: list[FloatArray | None] = [None] * len(rigs)
     if with_pole:
-        which = [k for k, _ in with_pole]
-        for k, p2 in zip(which, to_2d(np.stack([p for _, p in with_pole]), which), strict=True):
+        mapped = maps.to_2d(np.stack([p for p in (inputs[k].pole for k in with_pole) if p is not None]), with_pole)
+        for k, p2 in zip(with_pole, mapped, strict=True):
             poles[k] = p2
-    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units: the
-    # length of the upper bone's rest +Y (the shoulder space's +x at rest) in world space.
-    world_scale = np.mean(np.linalg.norm((arm[..., :3, :3] @ base[..., :3, :3])[..., 1], axis=-1), axis=1)
+    world_scale = maps.world_scale()
 
     # Stretch to reach: each such chain's solver sees its targets scaled by 1/k; its pose is scaled back below.
     reach = [_reach_inputs(rig, targets[k], poles[k]) for k, rig in enumerate(rigs)]
-    results = [_solve_one(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps,
-                          None if previous is None else previous[k], smooth_root, sensitivity)
-               for k, rig in enumerate(rigs)]
+    before = [None] * len(rigs) if previous is None else previous
+    # Every two-bone chain in one solver call (its kernel passes shared by the chains' frames).
+    calls = {k: _two_bone_call(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps, before[k], smooth_root)
+             for k, rig in enumerate(rigs) if rig.two_bone}
+    two_bone = dict(zip(calls, solve_two_bone_chains(list(calls.values())), strict=True))
+    results: list[tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]] = [
+        (two_bone[k], _two_bone_outputs(two_bone[k], n_frames, float(world_scale[k]), sensitivity)) if k in two_bone
+        else _solve_chain_solver(rig, reach[k][0], float(world_scale[k]), fps, before[k], smooth_root)
+        for k, rig in enumerate(rigs)]
     k_reach = [r[2] for r in reach]
-    ends = np.stack([np.reshape(r.end, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                     for (r, _), k in zip(results, k_reach, strict=True)])
-    reached = np.stack([np.reshape(r.solved_target, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                        for (r, _), k in zip(results, k_reach, strict=True)])
 
-    def from_2d(p2: FloatArray) -> FloatArray:
-        local = p2[..., :1] * x[:, None] + p2[..., 1:] * y[:, None]
-        return _apply(arm, _apply(base, local))
+    def to_world(points: Sequence[FloatArray]) -> FloatArray:
+        """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
+        return maps.to_world(np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
+                                       for p, k in zip(points, k_reach, strict=True)]))
 
-    if base.shape[1] == 1 and arm.shape[1] == 1:
-        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
-        both = from_2d(np.concatenate([ends, reached], axis=1))
-        tip_world, solved_world = both[:, :n_frames], both[:, n_frames:]
-    else:
-        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
-        tip_world, solved_world = from_2d(ends), from_2d(reached)
+    tip_world = to_world([r.end for r, _ in results])
+    # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
+    solved_world = (to_world([r.solved_target for r, _ in results]) if solved_targets
+                    else np.broadcast_to(np.nan, (len(rigs), n_frames, 3)))
     return [_solution(rig, frames, c, result, angles_sensitivity, tip_world[k], solved_world[k],
                       float(world_scale[k]), k_reach[k])
             for k, (rig, c, (result, angles_sensitivity)) in enumerate(zip(rigs, inputs, results, strict=True))]
@@ -335,39 +318,49 @@ def _reach_inputs(rig: ChainDescription, targets: FloatArray, pole: FloatArray |
     return scaled.reshape(targets.shape), None if pole is None else pole / k[:, None], k
 
 
-def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
-               fps: float, previous: Any, smooth_root: bool, want_sensitivity: bool = True,
-               ) -> tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]:
-    """One chain's solver call on its shoulder-space targets; returns the result with (angles, sensitivity)."""
+def _two_bone_call(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
+                   fps: float, previous: Any, smooth_root: bool) -> ChainCall:
+    """A two-bone chain's solver arguments on its shoulder-space targets (one frame, as the live preview and
+    the Solve operator ask, takes the solver's scalar path: ~10x less overhead)."""
     s = rig.settings
-    n_frames = len(targets)
-    common: dict[str, Any] = {
-        "softness": float(s.softness),
-        "smoothing": target_filter(s, fps),
-        **_strategy_options(s, world_scale),
-    }
-    root_smoothing = int(s.root_smoothing) if smooth_root else 0
-    result: TwoBoneResult | ChainResult
-    if rig.two_bone:
-        a, b = (float(v) for v in rig.lengths)
-        # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.
-        single = n_frames == 1
-        result = solve_two_bone(targets[0] if single else targets, a, b, bend=int(s.bend),
-                                pole=None if pole is None else (pole[0] if single else pole),
-                                limits=limits_of(rig), inner_softness=float(s.inner_softness),
-                                previous=previous, root_smoothing=root_smoothing, **common)
-        angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
-        sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
-                       else np.zeros(n_frames))
-    else:
-        solve = solve_ccd if s.solver == "CCD" else solve_fabrik
-        initial = rig.rest_angles.copy()
-        result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
-                       initial_angles=initial, previous=previous, root_smoothing=root_smoothing,
-                       **common)
-        angles = result.angles
-        sensitivity = np.zeros(n_frames)
-    return result, (angles, sensitivity)
+    a, b = (float(v) for v in rig.lengths)
+    single = len(targets) == 1
+    return ChainCall(targets=targets[0] if single else targets, a=a, b=b, bend=int(s.bend),
+                     pole=None if pole is None else (pole[0] if single else pole), softness=float(s.softness),
+                     inner_softness=float(s.inner_softness), limits=limits_of(rig), smoothing=target_filter(s, fps),
+                     previous=previous, root_smoothing=int(s.root_smoothing) if smooth_root else 0,
+                     **strategy_options(s, world_scale))
+
+
+def _two_bone_outputs(result: TwoBoneResult, n_frames: int, world_scale: float, want_sensitivity: bool
+                      ) -> tuple[FloatArray, FloatArray]:
+    """(angles (N, 2), sensitivity (N,) per world unit, zeros unless wanted) of a two-bone result."""
+    angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
+    sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
+                   else np.zeros(n_frames))
+    return angles, sensitivity
+
+
+def _solve_chain_solver(rig: ChainDescription, targets: FloatArray, world_scale: float, fps: float,
+                        previous: Any, smooth_root: bool) -> tuple[ChainResult, tuple[FloatArray, FloatArray]]:
+    """A CCD or FABRIK chain's solver call on its shoulder-space targets, with (angles, zero sensitivity)."""
+    s = rig.settings
+    solve = solve_ccd if s.solver == "CCD" else solve_fabrik
+    result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
+                   initial_angles=rig.rest_angles.copy(), previous=previous,
+                   root_smoothing=int(s.root_smoothing) if smooth_root else 0, softness=float(s.softness),
+                   smoothing=target_filter(s, fps), **strategy_options(s, world_scale))
+    return result, (result.angles, np.zeros(len(targets)))
+
+
+def _unwrapped(deltas: FloatArray) -> FloatArray:
+    """``np.unwrap(deltas, axis=0)``; where no step reaches pi (the usual bake) only its exact ``+ 0.0`` is
+    applied, without its dozen full-array passes."""
+    if bool((np.abs(np.diff(deltas, axis=0)) < np.pi).all()):
+        deltas[1:] += 0.0  # what np.unwrap adds there (a -0.0 becomes +0.0, as it does)
+        return deltas
+    out: FloatArray = np.unwrap(deltas, axis=0)
+    return out
 
 
 def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: TwoBoneResult | ChainResult,
@@ -377,7 +370,7 @@ def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: Two
     angles, sensitivity = angles_sensitivity
     deltas = angles - rig.rest_angles
     if n_frames > 1:
-        deltas = np.unwrap(deltas, axis=0)
+        deltas = _unwrapped(deltas)
     root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
     stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
     flags = np.reshape(result.flags, -1).astype(np.int64)

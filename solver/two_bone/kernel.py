@@ -7,7 +7,7 @@ buffers (:class:`Frames`) that the later passes share.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +21,7 @@ from ..soft import soft_distance, soft_inner_distance
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
+Carry = float | FloatArray  # one chain's carried value, or one per row of a batch of chains (solver.two_bone.batch)
 
 BLOCK = 8192  # frames per block: keeps every temporary in L2 cache (about 4x faster than whole arrays)
 
@@ -73,20 +74,31 @@ class Frames:
             bend=np.empty(n, dtype=np.int8),
         )
 
+    def rows(self, sl: slice) -> Frames:
+        """The buffers of rows ``sl`` (views): one chain's part of a batch of chains."""
+        return Frames(**{f.name: getattr(self, f.name)[sl] for f in fields(self)})
+
     def directions(self, idx: IntArray) -> FloatArray:
         """Unit directions of the given frames (the solved distance is never 0)."""
         return np.asarray(self.solved[idx] / self.solved_distance[idx, None])
 
 
-def _forward_fill(valid: NDArray[np.bool_]) -> tuple[IntArray, NDArray[np.bool_]]:
-    """Index of the latest valid frame at or before each frame, and whether one exists."""
+def _forward_fill(valid: NDArray[np.bool_], first: IntArray | int = 0) -> tuple[IntArray, NDArray[np.bool_]]:
+    """Index of the latest valid frame at or before each frame, and whether one exists since ``first`` (in a
+    batch of chains, per row its own chain's first row: a valid row of the chain before it does not count)."""
     idx = np.where(valid, np.arange(valid.size), -1)
     np.maximum.accumulate(idx, out=idx)
-    return idx, idx >= 0
+    return idx, idx >= first
 
 
 def _held_direction(
-    tx: FloatArray, ty: FloatArray, raw_d: FloatArray, d_min: float, zero: float, carry: tuple[float, float]
+    tx: FloatArray,
+    ty: FloatArray,
+    raw_d: FloatArray,
+    d_min: float,
+    zero: float,
+    carry: tuple[Carry, Carry],
+    first: IntArray | int,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_] | None]:
     if d_min > zero:
         return tx / raw_d, ty / raw_d, None
@@ -94,20 +106,24 @@ def _held_direction(
     safe = np.where(valid, raw_d, 1.0)
     dx = tx / safe
     dy = ty / safe
-    idx, have = _forward_fill(valid)
+    idx, have = _forward_fill(valid, first)
     dx = np.where(have, dx[idx], carry[0])
     dy = np.where(have, dy[idx], carry[1])
     return dx, dy, ~valid
 
 
-def _pole_bend(dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int) -> NDArray[np.int8]:
+def _pole_bend(
+    dx: FloatArray, dy: FloatArray, pole: FloatArray, deadzone: float, carry: int | NDArray[np.int8],
+    first: IntArray | int,
+) -> NDArray[np.int8]:
     px = pole[:, 0]
     py = pole[:, 1]
     cross = dx * py - dy * px
     decided = np.abs(cross) > deadzone * np.hypot(px, py)
     side = np.where(cross < 0.0, 1, -1).astype(np.int8)
-    idx, have = _forward_fill(decided)
-    return np.where(have, side[idx], np.int8(carry)).astype(np.int8)
+    idx, have = _forward_fill(decided, first)
+    fallback = np.int8(carry) if isinstance(carry, int) else carry
+    return np.where(have, side[idx], fallback).astype(np.int8)
 
 
 def solve_block(
@@ -117,14 +133,32 @@ def solve_block(
     bend: int | NDArray[np.int8],
     pole: FloatArray | None,
     opts: Options,
-    carry_dir: tuple[float, float],
-    carry_bend: int,
+    carry_dir: tuple[Carry, Carry],
+    carry_bend: int | NDArray[np.int8],
     phi_out: FloatArray | None,
-) -> tuple[tuple[float, float], int]:
+    first: IntArray | int = 0,
+) -> tuple[FloatArray, FloatArray, int | NDArray[np.int8]]:
     """First pass over one block: analytic solve, soft IK, FK (and the target angles for :func:`limit_pass`).
 
     Results go straight into the output slices and temporaries are reused (``out=``): a block fits in cache,
     so the cost is the number of array passes; the plain path makes about fifty, with no trigonometry in FK.
+
+    Args:
+        out: the output buffers; the block writes rows ``sl``.
+        sl: the block's rows.
+        targets: (rows, 2) contiguous, the targets the block aims at.
+        bend: the fixed side (one, or per row); replaced per row by the pole's side when ``pole`` is given.
+        pole: (rows, 2) or None.
+        opts: the options (shared by every chain of a batch: :mod:`.batch` groups chains by them).
+        carry_dir, carry_bend: direction and pole side for rows before the first valid one of their chain
+            (one chain's, or per row for a batch).
+        phi_out: where the target angles go (for the limits pass), or None.
+        first: per row, the block row its chain starts on (0 when it started in an earlier block); a plain 0
+            for one chain.
+
+    Returns:
+        Per row the unit direction (x, y) the block solved along, and the side used: the carries of the rows
+        after (one chain continues from its last row).
     """
     a, b, total, inner = opts.a, opts.b, opts.total, opts.inner
     raw_d = out.distance[sl]
@@ -134,9 +168,9 @@ def solve_block(
     ty = targets[:, 1]
     tmp = np.empty_like(raw_d)
     d_min, d_max = float(raw_d.min()), float(raw_d.max())
-    dx, dy, held = _held_direction(tx, ty, raw_d, d_min, opts.zero_distance, carry_dir)
+    dx, dy, held = _held_direction(tx, ty, raw_d, d_min, opts.zero_distance, carry_dir, first)
     if pole is not None:
-        bend = _pole_bend(dx, dy, pole, opts.pole_deadzone, carry_bend)
+        bend = _pole_bend(dx, dy, pole, opts.pole_deadzone, carry_bend, first)
     flags = out.flags[sl]
     if held is not None:
         flags[held] |= F_HELD
@@ -249,8 +283,7 @@ def solve_block(
     end = out.end[sl]
     end[:, 0] = end_x
     end[:, 1] = end_y
-    last_bend = bend if isinstance(bend, int) else int(bend[-1])
-    return (float(dx[-1]), float(dy[-1])), last_bend
+    return dx, dy, bend
 
 
 def _wrap_pi_inplace(x: FloatArray, scratch: FloatArray) -> None:

@@ -128,7 +128,7 @@ def solve_frames(
     phi = None if opts.limits is None else np.empty(n)
     for start in range(0, n, BLOCK):
         sl = slice(start, min(start + BLOCK, n))
-        carry_dir, carry_bend = solve_block(
+        dx, dy, used = solve_block(
             out,
             sl,
             aimed_rows[sl],
@@ -139,6 +139,31 @@ def solve_frames(
             carry_bend,
             None if phi is None else phi[sl],
         )
+        carry_dir, carry_bend = (float(dx[-1]), float(dy[-1])), used if isinstance(used, int) else int(used[-1])
+    return finish(out, phi, bend, pole, opts, previous, raw, aimed, carry_dir)
+
+
+def finish(
+    out: Frames,
+    phi: FloatArray | None,
+    bend: int | NDArray[np.int8],
+    pole: FloatArray | None,
+    opts: Options,
+    previous: SolverState | None,
+    raw: FloatArray,
+    aimed: FloatArray,
+    carry_dir: tuple[float, float],
+) -> TwoBoneResult:
+    """The passes after the block kernel (limits, strategy) on one chain's rows, and its result and state.
+
+    Args:
+        out: the chain's buffers, filled by the block kernel.
+        phi: the target angles the kernel wrote (None without limits).
+        bend, pole, opts, previous: the chain's checked arguments.
+        raw, aimed: its input and (filtered) aimed-at targets.
+        carry_dir: the direction after its last frame.
+    """
+    n = aimed.shape[0]
     if phi is not None:
         scalar_bend = bend if isinstance(bend, int) and pole is None else None  # a pole decides per frame
         limit_pass(out, phi, scalar_bend, opts)

@@ -1,0 +1,408 @@
+"""A frozen copy of ``solver/chain_step.py`` as of commit 28fafbf (before issue 17's faster matrix glue): the
+reference that tests/solver/test_chain_step_speedup.py compares the current step with. Do not edit or import it
+from the extension; only the imports are made absolute.
+
+Original summary: from sampled world matrices to solved chain poses, and from those to the values of the
+channels a chain owns.
+
+Pure code on plain data (:class:`ChainDescription`, numpy arrays): the Blender layer samples the matrices and
+writes the channel values, this module does everything in between. The bake (many frames) and the Solve
+operator / live preview (one frame) go through :func:`solve_chain`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from solver import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik, solve_two_bone
+from solver.chain_description import ChainDescription, ChainSettings
+from solver.smoothing import TargetFilter, make_filter
+from solver.spaces import invert_matrices
+from solver.stretch import scale_targets, stretched_flags, volume_factor
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
+# Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0: it is float32
+# resolution, the precision of the keys and of Blender's evaluated pose (whose tip lands ~1e-7 L from ours).
+ERROR_RESOLUTION = 1e-7
+# Frames x chains whose matrices one solve_chains pass stacks (each stack (rows, 4, 4) float64: 6.4 MB).
+ROWS_AT_ONCE = 50_000
+# Blender clamps an infinite key value to the float32 maximum: treat such magnitudes as non-finite too.
+NON_FINITE = 1e30
+
+
+class NoFiniteFrame(ValueError):
+    """No frame has finite inputs. ``inputs`` names the ones that are not finite on some frame, among
+    ``"target"``, ``"pole"``, ``"armature"`` and ``"parent"``; ``chain`` is the chain's index in the solve.
+    The Blender layer words the message."""
+
+    def __init__(self, inputs: tuple[str, ...], chain: int = 0) -> None:
+        super().__init__(f"chain {chain}: no frame has finite inputs: " + ", ".join(inputs))
+        self.inputs = inputs
+        self.chain = chain
+
+
+@dataclass(frozen=True)
+class ChainSamples:
+    """World matrices over the frames, as sampled for one chain (each (N, 4, 4); parent/pole may be None)."""
+
+    armature: FloatArray
+    target: FloatArray
+    parent: FloatArray | None  # world matrix of the upper bone's parent pose bone
+    pole: FloatArray | None
+    upper_location: FloatArray | None = None  # (N, 3) the upper bone's own pose location, when not ours
+
+
+@dataclass(frozen=True)
+class ChainSolution:
+    """A chain solved over frames: pose deltas, owned channel values and what the overlay and report show."""
+
+    frames: FloatArray  # (N,)
+    valid: BoolArray  # (N,) bool: frames whose inputs were all finite
+    deltas: FloatArray  # (N, n_bones) pose rotation of each bone about the plane normal, from its rest
+    root_offset: FloatArray  # (N, 3) upper bone pose location (its rest-local axes)
+    stretch: FloatArray  # (N,) uniform scale of the upper bone
+    error: FloatArray  # (N,) world-space distance from the solved tip to the raw target
+    flags: NDArray[np.int64]  # (N,) solver flag bits
+    sensitivity: FloatArray  # (N,) |d angle / d target| in rad per world unit (0 where not reported)
+    tip_world: FloatArray  # (N, 3)
+    target_world: FloatArray  # (N, 3)
+    solved_target_world: FloatArray  # (N, 3) the clamped/softened target the chain reached for
+    base: FloatArray  # (N, 4, 4) armature-space shoulder frame (upper bone at rest under its parent's pose)
+    state: object  # the solver's state after the last frame: pass as ``previous`` to continue (live preview)
+    armature_world: FloatArray | None = None  # (N or 1, 4, 4) the armature's world matrices the solve used
+    parent_frame: FloatArray | None = None  # (N or 1, 4, 4) ``base`` before the upper bone's own location (None:
+    # the same as ``base``)
+    # Channel values to write instead of those ``deltas`` give (an IK influence below 1 blends in the FK keys,
+    # rigging/fk_blend.py): per chain bone (N, k) in its own rotation mode; None: from ``deltas``.
+    rotations: tuple[FloatArray, ...] | None = None
+    scale: FloatArray | None = None  # (N, 3) the owned upper-bone scale when not the uniform ``stretch``
+
+
+def forward_fill(values: FloatArray, valid: BoolArray) -> FloatArray:
+    """Replace rows of invalid frames by the last valid row (the first valid one before any), for continuity."""
+    if valid.all():
+        return values
+    idx = np.where(valid, np.arange(len(valid)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    first = int(np.argmax(valid))
+    idx[: first] = first
+    return values[idx]
+
+
+def _constant(m: FloatArray) -> FloatArray:
+    """``m[:1]`` when every frame's matrix is the same (a static armature or parent), so the per-frame matrix
+    work and memory of long bakes is spent only on what moves."""
+    return m[:1] if len(m) > 1 and bool((m == m[0]).all()) else m
+
+
+def finite_rows(m: FloatArray | None) -> BoolArray | bool:
+    """Per frame, whether every entry of ``m`` is finite (True for a missing input)."""
+    if m is None:
+        return True
+    return np.asarray((np.abs(m.reshape(len(m), -1)) < NON_FINITE).all(axis=1))
+
+
+def limits_of(rig: ChainDescription) -> JointLimits | None:
+    """The two-bone solver's joint limits: the shoulder from the upper bone's rest direction."""
+    s = rig.settings
+    shoulder = elbow = None
+    if s.use_shoulder_limit:
+        r = float(rig.rest_angles[0])
+        shoulder = (r + s.shoulder_min, r + s.shoulder_max)
+    if s.use_elbow_limit:
+        elbow = (float(s.elbow_min), float(s.elbow_max))
+    if shoulder is None and elbow is None:
+        return None
+    return JointLimits(shoulder=shoulder, elbow=elbow)
+
+
+def chain_limits_of(rig: ChainDescription) -> FloatArray | None:
+    """Per-joint limits for CCD/FABRIK: the upper joint from its rest direction, every other one like the
+    elbow (relative, 0 = straight)."""
+    s = rig.settings
+    if not (s.use_shoulder_limit or s.use_elbow_limit):
+        return None
+    n = len(rig.bone_names)
+    lim = np.tile([-np.inf, np.inf], (n, 1))
+    if s.use_shoulder_limit:
+        lim[0] = rig.rest_angles[0] + np.array([s.shoulder_min, s.shoulder_max])
+    if s.use_elbow_limit:
+        lim[1:] = [s.elbow_min, s.elbow_max]
+    return lim
+
+
+def _strategy_options(s: ChainSettings, world_scale: float) -> dict[str, Any]:
+    return {
+        "strategy": STRATEGIES[s.limit_strategy],
+        # The solve runs in the upper bone's rest units: convert the world-space offset bound.
+        "max_root_offset": float(s.max_root_offset) / max(world_scale, 1e-12),
+        "stretch_range": (float(s.stretch_min), float(s.stretch_max)),
+    }
+
+
+def target_filter(s: ChainSettings, fps: float) -> TargetFilter | None:
+    """The chain's target filter at ``fps`` frames per second, or None."""
+    if s.smoothing == "NONE":
+        return None
+    if s.smoothing == "EXPONENTIAL":
+        # A one-pole low-pass with cutoff fc has time constant 1/(2 pi fc) seconds.
+        return make_filter("exponential", time_constant=fps / (2 * np.pi * float(s.smoothing_cutoff)))
+    return make_filter("one_euro", rate=fps, min_cutoff=float(s.smoothing_cutoff),
+                       beta=float(s.smoothing_beta))
+
+
+def solve_chain(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, *, fps: float = 24.0,
+                previous: Any = None, smooth_root: bool = True) -> ChainSolution:
+    """Solve one chain over ``frames``: :func:`solve_chains` for one chain (``previous``: its state or None)."""
+    return solve_chains([rig], frames, [samples], fps=fps, previous=[previous], smooth_root=smooth_root)[0]
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """One chain's inputs after the invalid frames are filled: matrices keep one row when they do not move."""
+
+    valid: BoolArray
+    arm: FloatArray  # (1 or N, 4, 4)
+    base: FloatArray  # (1 or N, 4, 4) the shoulder frame in armature space
+    parent_frame: FloatArray  # ``base`` before the upper bone's own location
+    target_world: FloatArray  # (N, 3) raw, for the error
+    target: FloatArray  # (N, 3) world, filled
+    pole: FloatArray | None  # (N, 3) world, filled
+
+
+def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int) -> BoolArray:
+    """Frames whose inputs are all finite; raises :class:`NoFiniteFrame` (chain ``index``) when there is none."""
+    valid = np.asarray(finite_rows(samples.armature) & finite_rows(samples.target)
+                       & finite_rows(samples.parent) & finite_rows(samples.pole), dtype=bool)
+    valid = np.broadcast_to(valid, frames.shape).copy()
+    if not valid.any():
+        named = (("target", samples.target), ("pole", samples.pole), ("armature", samples.armature),
+                 ("parent", samples.parent))
+        raise NoFiniteFrame(tuple(name for name, m in named if not np.all(finite_rows(m))), index)
+    return valid
+
+
+def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, valid: BoolArray, arm: FloatArray,
+            arm_inv: FloatArray) -> _Inputs:
+    """One chain's filled inputs and shoulder frame; ``arm`` its filled armature matrices, ``arm_inv`` their
+    inverses."""
+    if samples.parent is None:
+        base = rig.upper_rest[None]
+    else:
+        base = _constant(arm_inv @ forward_fill(samples.parent, valid)) @ rig.parent_to_upper
+    parent_frame = base
+    if samples.upper_location is not None:
+        # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
+        base = np.array(np.broadcast_to(base, (len(frames), 4, 4)))
+        base[:, :3, 3] += np.einsum("nij,nj->ni", base[:, :3, :3], forward_fill(samples.upper_location, valid))
+    return _Inputs(valid=valid, arm=arm, base=base, parent_frame=parent_frame,
+                   # Copies: a view would keep all the (N, 4, 4) samples alive.
+                   target_world=samples.target[:, :3, 3].copy(),
+                   target=forward_fill(samples.target, valid)[:, :3, 3],
+                   pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
+
+
+def _stacked(matrices: Sequence[FloatArray]) -> FloatArray:
+    """(K, R, 4, 4): one row for every chain when none moves, else every chain's N rows."""
+    rows = max(len(m) for m in matrices)
+    return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
+
+
+def _inverted(m: FloatArray) -> FloatArray:
+    """:func:`spaces.invert_matrices` of (K, R, 4, 4) matrices, in one call."""
+    return invert_matrices(m.reshape(-1, 4, 4)).reshape(m.shape)
+
+
+def _apply(m: FloatArray, points: FloatArray) -> FloatArray:
+    """Per chain and row, affine (K, R, 4, 4) applied to points (K, P, 3), R in (1, P)."""
+    out: FloatArray = np.einsum("knij,knj->kni", m[..., :3, :3], points) + m[..., :3, 3]
+    return out
+
+
+def _basis(rigs: Sequence[ChainDescription]) -> tuple[FloatArray, FloatArray]:
+    """(K, 3) each: the shoulder space's +x and +y in each upper bone's rest-local axes."""
+    pairs = [rig.shoulder_basis for rig in rigs]
+    return np.stack([x for x, _ in pairs]), np.stack([y for _, y in pairs])
+
+
+def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
+                 fps: float = 24.0, previous: Sequence[Any] | None = None,
+                 smooth_root: bool = True, sensitivity: bool = True) -> list[ChainSolution]:
+    """Solve several chains over the same ``frames`` (time order) from their sampled world matrices.
+
+    The matrix work from world space to every chain's shoulder space and back is done for all chains at once
+    (it is most of a chain's cost: many small array operations); each chain's own solver call follows its
+    settings.
+
+    Args:
+        rigs: the chains.
+        frames: (N,) scene frames, in time order.
+        samples: per chain, the world matrices of those frames.
+        fps: frames per second (the target filter's time base).
+        previous: per chain, the solver state of an earlier solve (``ChainSolution.state``) or None.
+        smooth_root: False: Move Root's offset is neither smoothed over frames nor blended with ``previous``'s
+            (the live preview: its previous solve may be another frame, the same frame before a drag, or
+            another strategy, so blending made the offset lag and depend on that history).
+        sensitivity: False: report none (zeros). A bake keys no sensitivity, and it costs about a quarter of
+            a two-bone solve.
+
+    Returns:
+        One solution per chain; frames with non-finite inputs are marked invalid and solved as the last valid
+        one.
+
+    Raises:
+        NoFiniteFrame: a chain has no frame with finite inputs (the first such chain).
+    """
+    n_frames = len(frames)
+    per_call = max(1, ROWS_AT_ONCE // max(n_frames, 1))
+    if len(rigs) > per_call:
+        # Long bakes: a few chains at a time, so the stacked per-frame matrices stay small in memory.
+        out: list[ChainSolution] = []
+        for start in range(0, len(rigs), per_call):
+            part = slice(start, start + per_call)
+            try:
+                out += solve_chains(rigs[part], frames, samples[part], fps=fps, smooth_root=smooth_root,
+                                    previous=None if previous is None else previous[part], sensitivity=sensitivity)
+            except NoFiniteFrame as err:
+                raise NoFiniteFrame(err.inputs, err.chain + start) from err
+        return out
+    valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
+    arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
+    arm = _stacked(arms)
+    arm_inv = _inverted(arm)
+    inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
+              for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
+    base = _stacked([c.base for c in inputs])
+    base_inv = _inverted(base)
+    x, y = _basis(rigs)
+
+    def to_2d(world: FloatArray, which: Sequence[int]) -> FloatArray:
+        local = _apply(base_inv[which], _apply(arm_inv[which], world))
+        return np.stack([np.sum(local * x[which, None], axis=-1), np.sum(local * y[which, None], axis=-1)], axis=-1)
+
+    everyone = list(range(len(rigs)))
+    targets = to_2d(np.stack([c.target for c in inputs]), everyone)
+    with_pole = [(k, c.pole) for k, c in enumerate(inputs) if c.pole is not None]
+    poles: list[FloatArray | None] = [None] * len(rigs)
+    if with_pole:
+        which = [k for k, _ in with_pole]
+        for k, p2 in zip(which, to_2d(np.stack([p for _, p in with_pole]), which), strict=True):
+            poles[k] = p2
+    # World length of one shoulder-space unit (mean over the frames), for bounds given in world units: the
+    # length of the upper bone's rest +Y (the shoulder space's +x at rest) in world space.
+    world_scale = np.mean(np.linalg.norm((arm[..., :3, :3] @ base[..., :3, :3])[..., 1], axis=-1), axis=1)
+
+    # Stretch to reach: each such chain's solver sees its targets scaled by 1/k; its pose is scaled back below.
+    reach = [_reach_inputs(rig, targets[k], poles[k]) for k, rig in enumerate(rigs)]
+    results = [_solve_one(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps,
+                          None if previous is None else previous[k], smooth_root, sensitivity)
+               for k, rig in enumerate(rigs)]
+    k_reach = [r[2] for r in reach]
+    ends = np.stack([np.reshape(r.end, (n_frames, 2)) * (1.0 if k is None else k[:, None])
+                     for (r, _), k in zip(results, k_reach, strict=True)])
+    reached = np.stack([np.reshape(r.solved_target, (n_frames, 2)) * (1.0 if k is None else k[:, None])
+                        for (r, _), k in zip(results, k_reach, strict=True)])
+
+    def from_2d(p2: FloatArray) -> FloatArray:
+        local = p2[..., :1] * x[:, None] + p2[..., 1:] * y[:, None]
+        return _apply(arm, _apply(base, local))
+
+    if base.shape[1] == 1 and arm.shape[1] == 1:
+        # Static frames (and the one-frame live solve): both point sets in one call, half the overhead.
+        both = from_2d(np.concatenate([ends, reached], axis=1))
+        tip_world, solved_world = both[:, :n_frames], both[:, n_frames:]
+    else:
+        # Moving frames: one call each, rather than stacking every per-frame matrix twice (memory of long bakes).
+        tip_world, solved_world = from_2d(ends), from_2d(reached)
+    return [_solution(rig, frames, c, result, angles_sensitivity, tip_world[k], solved_world[k],
+                      float(world_scale[k]), k_reach[k])
+            for k, (rig, c, (result, angles_sensitivity)) in enumerate(zip(rigs, inputs, results, strict=True))]
+
+
+def _reach_inputs(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None
+                  ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
+    """``(targets / k, pole / k, k)`` for a chain with stretch to reach (:mod:`solver.stretch`; ``k``: (N,)),
+    the inputs and None otherwise."""
+    s = rig.settings
+    if not s.stretch_to_reach:
+        return targets, pole, None
+    total = rig.total_length
+    scaled, k = scale_targets(targets, total, min(float(s.softness), 0.999) * total, float(s.max_stretch))
+    k = np.reshape(k, -1)
+    return scaled.reshape(targets.shape), None if pole is None else pole / k[:, None], k
+
+
+def _solve_one(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None, world_scale: float,
+               fps: float, previous: Any, smooth_root: bool, want_sensitivity: bool = True,
+               ) -> tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]:
+    """One chain's solver call on its shoulder-space targets; returns the result with (angles, sensitivity)."""
+    s = rig.settings
+    n_frames = len(targets)
+    common: dict[str, Any] = {
+        "softness": float(s.softness),
+        "smoothing": target_filter(s, fps),
+        **_strategy_options(s, world_scale),
+    }
+    root_smoothing = int(s.root_smoothing) if smooth_root else 0
+    result: TwoBoneResult | ChainResult
+    if rig.two_bone:
+        a, b = (float(v) for v in rig.lengths)
+        # One frame (the live preview, the Solve operator) takes the solver's scalar path: ~10x less overhead.
+        single = n_frames == 1
+        result = solve_two_bone(targets[0] if single else targets, a, b, bend=int(s.bend),
+                                pole=None if pole is None else (pole[0] if single else pole),
+                                limits=limits_of(rig), inner_softness=float(s.inner_softness),
+                                previous=previous, root_smoothing=root_smoothing, **common)
+        angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
+        sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
+                       else np.zeros(n_frames))
+    else:
+        solve = solve_ccd if s.solver == "CCD" else solve_fabrik
+        initial = rig.rest_angles.copy()
+        result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
+                       initial_angles=initial, previous=previous, root_smoothing=root_smoothing,
+                       **common)
+        angles = result.angles
+        sensitivity = np.zeros(n_frames)
+    return result, (angles, sensitivity)
+
+
+def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: TwoBoneResult | ChainResult,
+              angles_sensitivity: tuple[FloatArray, FloatArray], tip_world: FloatArray, solved_world: FloatArray,
+              world_scale: float, k_reach: FloatArray | None = None) -> ChainSolution:
+    n_frames = len(frames)
+    angles, sensitivity = angles_sensitivity
+    deltas = angles - rig.rest_angles
+    if n_frames > 1:
+        deltas = np.unwrap(deltas, axis=0)
+    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
+    stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
+    flags = np.reshape(result.flags, -1).astype(np.int64)
+    scale = None
+    if k_reach is not None:
+        root_offset = root_offset * k_reach[:, None]
+        if rig.settings.preserve_volume:
+            # Thin across the bone (x, z) by 1/sqrt(k), along it (y) by k; the strategy's uniform scale on top.
+            across = stretch * volume_factor(k_reach)
+            scale = np.stack([across, stretch * k_reach, across], axis=1)
+        stretch = stretch * k_reach
+        flags |= stretched_flags(k_reach)
+    error = np.linalg.norm(tip_world - c.target_world, axis=1)
+    # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
+    # curve (a few keys) instead of one key of noise per frame.
+    error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
+    moved = c.base is not c.parent_frame
+    return ChainSolution(frames=frames, valid=c.valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
+                         error=error, flags=flags, sensitivity=sensitivity, scale=scale,
+                         tip_world=tip_world, target_world=c.target_world, solved_target_world=solved_world,
+                         base=np.broadcast_to(c.base, (n_frames, 4, 4)), state=result.state,
+                         # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
+                         armature_world=c.arm.copy(), parent_frame=c.parent_frame.copy() if moved else None)
