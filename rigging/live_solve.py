@@ -24,8 +24,7 @@ import bpy
 import numpy as np
 
 from .. import solver
-from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of
-from ..solver.chain_step import strategy_options as _strategy_options
+from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of, strategy_options
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 
@@ -282,7 +281,7 @@ class FrameSolver:
         s = rig.settings
         return {"bend": int(s.bend), "limits": self._limits, "inner_softness": float(s.inner_softness),
                 "root_smoothing": 0, "softness": float(s.softness), "smoothing": None,
-                **_strategy_options(s, world_scale)}
+                **strategy_options(s, world_scale)}
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,6 @@ if not (ROOT / "blender_manifest.toml").is_file():
 # that branch is merged and the file passes (test_pending_files_still_fail says when). The whole file is
 # exempt from the checks above except the numpydoc / reST markers, which nothing uses.
 PENDING = {
-    "rigging/live_preview.py": "live17",
-    "rigging/live_solve.py": "live17; imports solver.chain_step._strategy_options, which solve17 renames",
-    "panels/overlay.py": "live17",
     "solver/chain_description.py": "solve17 (ChainDescription.total_length)",
     "solver/flag_table.py": "solve17 (FlagTable.keys)",
     "solver/smoothing.py": "solve17 (TargetFilter.apply, ExponentialFilter.alpha)",
