@@ -41,11 +41,7 @@ if not (ROOT / "blender_manifest.toml").is_file():
 # exempt from the checks above except the numpydoc / reST markers, which nothing uses.
 PENDING = {
     "rigging/live_preview.py": "live17",
-    "rigging/live_solve.py": "live17; imports solver.chain_step._strategy_options, which solve17 renames",
     "panels/overlay.py": "live17",
-    "solver/chain_description.py": "solve17 (ChainDescription.total_length)",
-    "solver/flag_table.py": "solve17 (FlagTable.keys)",
-    "solver/smoothing.py": "solve17 (TargetFilter.apply, ExponentialFilter.alpha)",
 }
 
 # Methods Blender calls and documents; a docstring there would restate the API.
