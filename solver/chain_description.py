@@ -93,6 +93,7 @@ class ChainDescription:
 
     @property
     def total_length(self) -> float:
+        """The sum of the bone lengths (armature units): the chain's full reach."""
         return float(self.lengths.sum())
 
     @functools.cached_property

@@ -50,6 +50,7 @@ class FlagTable:
 
     @property
     def keys(self) -> tuple[str, ...]:
+        """Every flag's key, in the table's order."""
         return tuple(f.key for f in self.names)
 
     def bit(self, key: str) -> int:

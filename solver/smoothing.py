@@ -20,7 +20,9 @@ FloatArray = NDArray[np.float64]
 class TargetFilter(Protocol):
     """Anything that maps an (N, 2) target trajectory (frames in time order) to a filtered one."""
 
-    def apply(self, targets: FloatArray) -> FloatArray: ...
+    def apply(self, targets: FloatArray) -> FloatArray:
+        """The filtered ``(N, 2)`` trajectory."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class ExponentialFilter:
 
     @property
     def alpha(self) -> float:
+        """The per-frame blend weight of the new sample, 1 - exp(-1 / time_constant) (1: no smoothing)."""
         return 1.0 if self.time_constant == 0.0 else 1.0 - math.exp(-1.0 / self.time_constant)
 
     def apply(self, targets: FloatArray) -> FloatArray:
