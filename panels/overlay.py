@@ -83,6 +83,7 @@ def _draw(shader: Any, kind: str, points: np.ndarray, color: tuple[float, ...]) 
 
 
 def draw_view() -> None:
+    """``POST_VIEW`` draw callback: the bands, rings and markers of the active chain."""
     overlay = current_overlay(bpy.context)
     if overlay is None:
         return
@@ -101,6 +102,7 @@ def draw_view() -> None:
 
 
 def draw_text() -> None:
+    """``POST_PIXEL`` draw callback: the sensitivity warning beside the chain, when it is sensitive."""
     context = bpy.context
     overlay = current_overlay(context)
     if overlay is None or not overlay.sensitive or context.region_data is None:
@@ -118,6 +120,7 @@ def draw_text() -> None:
 
 
 def register() -> None:
+    """Add the draw callbacks (not in background mode, where ``gpu`` cannot draw)."""
     if bpy.app.background or _handles:
         return
     space = bpy.types.SpaceView3D
@@ -126,6 +129,7 @@ def register() -> None:
 
 
 def unregister() -> None:
+    """Remove the draw callbacks and forget the last overlay."""
     global _memo
     space = bpy.types.SpaceView3D
     while _handles:

@@ -14,6 +14,13 @@ and the pose it wrote still in place, so it does nothing.
 the handler notices that the pose differs from what it wrote and writes it again. Turning preview off tags
 the armature's animation (``refresh={'TIME'}``) so the keyed pose comes back at the next evaluation.
 
+What a drag update reuses (issue 17): an update that did not re-evaluate the armature (a target, pole or
+space object moved) takes the settings, the rest geometry, the checks, the IK influence and FK keys
+(``fk_blend.preview_key``) and the pose as they were at the last update that did; anything on the armature (a
+setting, a key, a bone, Edit Mode, a frame change) re-reads them, and undo or a file load clears the cache. At
+influence 1 the FK blend is skipped (it would return the solve itself); an armature without animation data
+reads the influence from its property, without F-curve sampling.
+
 The same cache feeds the overlay and the panel (solution, error, flags, sensitivity of the current state):
 the active chain of the active armature is solved (not posed) while its overlay is on, so drawing never
 solves.
@@ -22,6 +29,7 @@ solves.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +49,8 @@ _REPORT_PROPS = frozenset({"rna_type", "name", "bake_start", "bake_end", "error_
                            "limited_frames", "worst_frames", "active_worst_index"})
 # The pose counts as "still ours" within this tolerance (float32 storage of the channels).
 _POSE_TOLERANCE = 1e-5
+# fk_blend.preview_key at influence 1 (no FK pose read): the solve is posed as it is.
+_FULL_IK = np.ones(1).tobytes()
 
 
 @dataclass
@@ -57,13 +67,21 @@ class ChainPreview:
     solver: live_solve.FrameSolver | None = None  # the rig's rest geometry as floats, for the one-frame solve
     checked: tuple[Any, ...] | None = None  # (armature, parent) matrices of the last passed parent-scale check
     posed_with: str | None = None  # the limit strategy of the last pose write (which channels it owned)
+    blend_at: tuple[float, bytes] | None = None  # (frame, fk_blend key) read when the armature was last touched
     _frame: tuple[np.ndarray, np.ndarray, tuple[float, float]] | None = None
+    # ((rig, base, armature world) it was made from, (plane_to_world, x, y)): a target drag keeps the shoulder
+    # frame, whose (read-only) arrays the fast solve shares between its solutions.
+    _plane: tuple[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def _overlay_frame(self) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
         # Built on first use (the overlay or the panel), not in the handler: only the active chain needs it.
         if self._frame is None:
-            assert self.rig is not None and self.solution is not None
-            self._frame = _overlay_frame(self.rig, self.solution, self.arm_world)
+            rig, sol = self.rig, self.solution
+            assert rig is not None and sol is not None
+            made_from = (rig, sol.base, sol.armature_world)
+            if self._plane is None or any(a is not b for a, b in zip(self._plane[0], made_from, strict=True)):
+                self._plane = (made_from, _plane_frame(rig, sol, self.arm_world))
+            self._frame = _overlay_frame(rig, sol, self._plane[1])
         return self._frame
 
     @property
@@ -73,6 +91,7 @@ class ChainPreview:
 
     @property
     def elbow_world(self) -> np.ndarray:
+        """(3,): the elbow in world space, for the overlay."""
         return self._overlay_frame()[1]
 
     @property
@@ -84,7 +103,8 @@ class ChainPreview:
 _cache: dict[tuple[str, str], ChainPreview] = {}
 _posed_armatures: set[str] = set()
 _busy = False
-_setting_names: tuple[str, ...] | None = None
+# (attrgetter of the settings, indices of pointer and of array settings), made on first use (bl_rna is then known)
+_setting_reader: tuple[Any, tuple[int, ...], tuple[int, ...]] | None = None
 # Solves and pose writes done by the handlers, and the time spent in them; read by tests and the benchmark.
 stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0}
 
@@ -95,32 +115,44 @@ def preview_of(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
 
 
 def clear_cache() -> None:
+    """Forget every chain's preview (undo, file load, unregistering)."""
     _cache.clear()
     _posed_armatures.clear()
 
 
 def _settings_fingerprint(chain: bpy.types.PropertyGroup) -> tuple[Any, ...]:
-    global _setting_names
-    if _setting_names is None:
-        _setting_names = tuple(p.identifier for p in chain.bl_rna.properties
-                               if p.identifier not in _REPORT_PROPS and p.type != "COLLECTION")
-    values = []
-    for name in _setting_names:
-        value = getattr(chain, name)
-        if isinstance(value, bpy.types.ID):
-            value = value.name
-        elif not isinstance(value, (int, float, str, bool)) and value is not None:
-            value = tuple(value)
-        values.append(value)
+    """The chain's settings as plain values (pointers by name, arrays as tuples), compared between updates."""
+    global _setting_reader
+    if _setting_reader is None:
+        props = [p for p in chain.bl_rna.properties if p.identifier not in _REPORT_PROPS and p.type != "COLLECTION"]
+        # One attrgetter reads them all in C; only pointers and arrays need a Python step after it.
+        _setting_reader = (operator.attrgetter(*(p.identifier for p in props)),
+                           tuple(i for i, p in enumerate(props) if p.type == "POINTER"),
+                           tuple(i for i, p in enumerate(props) if getattr(p, "is_array", False)))
+    read, pointers, arrays = _setting_reader
+    values = list(read(chain))
+    for i in pointers:
+        if values[i] is not None:
+            values[i] = values[i].name
+    for i in arrays:
+        values[i] = tuple(values[i])
     return tuple(values)
 
 
-def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> bytes:
-    """Rest matrices the rig was read from: they change only in Edit Mode, which a pose write never does."""
+def _rest_fingerprint(armature: bpy.types.Object, rig: ChainRig) -> tuple[float, ...]:
+    """Rest matrices the rig was read from: they change only in Edit Mode, which a pose write never does.
+
+    Returns:
+        The parent's and the chain bones' ``matrix_local`` and the last bone's tail, as one tuple of floats.
+    """
     bones = armature.data.bones
     names = rig.bone_names if rig.parent_name is None else (rig.parent_name, *rig.bone_names)
-    rows = [np.array(bones[n].matrix_local, dtype=np.float64) for n in names]
-    return np.concatenate([r.ravel() for r in rows] + [np.array(bones[names[-1]].tail_local)]).tobytes()
+    values: list[float] = []
+    for name in names:
+        for row in bones[name].matrix_local:
+            values.extend(row)
+    values.extend(bones[names[-1]].tail_local)
+    return tuple(values)
 
 
 def _pose_snapshot(rig: ChainRig) -> tuple[float, ...]:
@@ -141,13 +173,28 @@ def _same_pose(a: tuple[float, ...] | None, b: tuple[float, ...]) -> bool:
     return a is not None and len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= _POSE_TOLERANCE
 
 
-def _overlay_frame(rig: ChainRig, sol: ChainSolution,
-                   arm_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
-    """(plane_to_world, elbow_world, center_2d) of frame 0 of a solution, for the overlay."""
+def _plane_frame(rig: ChainRig, sol: ChainSolution,
+                 arm_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(plane_to_world, x, y) of frame 0 of a solution.
+
+    The shoulder space in world space, and its 2D axes in the upper bone's rest-local axes.
+    """
     x, y = shoulder_local_basis(rig.local_axes[0])
     basis = np.eye(4)
     basis[:3, 0], basis[:3, 1], basis[:3, 2] = x, y, rig.local_axes[0]
-    plane_to_world = arm_world @ sol.base[0] @ basis
+    return arm_world @ sol.base[0] @ basis, x, y
+
+
+def _overlay_frame(rig: ChainRig, sol: ChainSolution, plane: tuple[np.ndarray, np.ndarray, np.ndarray]
+                   ) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """(plane_to_world, elbow_world, center_2d) of frame 0 of a solution, for the overlay.
+
+    Args:
+        rig: the chain.
+        sol: its solution.
+        plane: :func:`_plane_frame` of the solution (the same for every solution of one shoulder frame).
+    """
+    plane_to_world, x, y = plane
     offset = sol.root_offset[0]
     center = (float(offset @ x), float(offset @ y))
     s = float(rig.rest_angles[0] + sol.deltas[0, 0])
@@ -168,11 +215,17 @@ def _continuing(state: Any, rig: ChainRig) -> Any:
 
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
-                  scene: bpy.types.Scene, *, pose: bool, armature_touched: bool) -> None:
+                  scene: bpy.types.Scene, *, pose: bool, armature_touched: bool,
+                  shared: live_solve.ArmatureReads | None = None) -> None:
     """Solve the chain if anything it reads changed, and (``pose``) keep its bones at the solution.
 
-    ``armature_touched``: the armature (settings, rest, pose or keys) may have changed; when False, the
-    settings, the rest geometry and the pose are taken as they were at the last call.
+    Args:
+        armature, chain, depsgraph, scene: the chain and the state to read.
+        pose: write the solution to the bones (live preview on), else only solve (the overlay).
+        armature_touched: the armature (settings, rest, pose or keys) may have changed; when False, the
+            settings, the rest geometry, the influence and FK keys and the pose are taken as they were at the
+            last call.
+        shared: the armature's reads of this update (:class:`live_solve.ArmatureReads`), for all its chains.
     """
     key = (armature.name, chain.name)
     entry = _cache.get(key)
@@ -188,8 +241,12 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             _give_back(entry, chain)
             settings = (armature.soft_ik_2d.plane, _settings_fingerprint(chain))
             if rig is not None:
-                rig = dataclasses.replace(rig, armature=armature, chain=chain)
-                rest = _rest_fingerprint(armature, rig)
+                if rig.armature != armature or rig.chain != chain:
+                    rig = dataclasses.replace(rig, armature=armature, chain=chain)
+                try:
+                    rest = _rest_fingerprint(armature, rig)
+                except KeyError:  # a bone renamed or removed: read_chain names it in its message
+                    rest = ()
             if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
                 rig = read_chain(armature, chain)
                 rest = _rest_fingerprint(armature, rig)
@@ -197,14 +254,19 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
             chain_checks.check_chain_inputs(rig)
             reach.check(rig)
-        reads = live_solve.read_inputs(rig, depsgraph, scene.frame_current)
+        frame = float(scene.frame_current)
+        reads = live_solve.read_inputs(rig, depsgraph, frame, shared)
         # The verdict depends on the armature's state (unchanged unless touched) and these two matrices only.
         if reads.parent is not None and (armature_touched or entry.checked != (reads.armature, reads.parent)):
             entry.checked = None
-            samples = reads.samples()
-            chain_checks.check_parent_scale(rig, samples.armature, samples.parent, np.array([scene.frame_current]))
+            arm_samples, parent_samples = reads.parent_samples()
+            chain_checks.check_parent_scale(rig, arm_samples, parent_samples, np.array([frame]))
             entry.checked = (reads.armature, reads.parent)
-        blend_key = fk_blend.preview_key(rig, float(scene.frame_current))
+        # Influence and FK keys live on the armature: unless it was touched, they read as they did.
+        if armature_touched or entry.blend_at is None or entry.blend_at[0] != frame:
+            entry.blend_at = None
+            entry.blend_at = (frame, _blend_key(rig, frame))
+        blend_key = entry.blend_at[1]
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
@@ -216,7 +278,9 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             entry.solver = live_solve.FrameSolver(rig)
         try:
             fps = scene.render.fps / scene.render.fps_base
-            sol = fk_blend.blend(rig, entry.solver.solve(rig, reads, fps=fps, previous=_continuing(entry.state, rig)))
+            raw = entry.solver.solve(rig, reads, fps=fps, previous=_continuing(entry.state, rig))
+            # fk_blend.blend returns the solution itself at influence 1 (its key says so): skip its reads.
+            sol = raw if blend_key == _FULL_IK else fk_blend.blend(rig, raw)
         except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
             return
@@ -232,13 +296,28 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             entry.written = posing.apply_frame(rig, entry.solution, 0)
             entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
-        _posed_armatures.add(armature.name)
+        _posed_armatures.add(key[0])
+
+
+def _blend_key(rig: ChainRig, frame: float) -> bytes:
+    """:func:`fk_blend.preview_key`, without its F-curve reads when the armature has no animation at all.
+
+    With no keys and no drivers the influence is the property; at 1 the key is :data:`_FULL_IK` and the blend
+    is skipped. Anything else (a curve or a driver on the influence, an influence below 1) takes
+    ``preview_key``, which also refuses a driven influence.
+    """
+    if rig.armature.animation_data is None and rig.chain.ik_influence == 1.0:
+        return _FULL_IK
+    return fk_blend.preview_key(rig, frame)
 
 
 def _give_back(entry: ChainPreview, chain: bpy.types.PropertyGroup) -> None:
-    """The strategy changed away from Stretch or Move Root: set the scale or location the preview wrote back to
-    rest (as a re-bake removes those keys), or the chain would refuse its own scale or read its own offset as the
-    user's. A value changed since by someone else is left alone."""
+    """Set the scale or location the preview wrote back to rest when the strategy changed away from them.
+
+    When the strategy leaves Stretch or Move Root, the value the preview wrote goes back to rest (as a re-bake
+    removes those keys), or the chain would refuse its own scale or read its own offset as the user's. A value
+    changed since by someone else is left alone.
+    """
     rig, written, was = entry.rig, entry.written, entry.posed_with
     if rig is None or written is None or was == chain.limit_strategy or was not in ("STRETCH", "MOVE_ROOT"):
         return
@@ -288,10 +367,15 @@ def _concerns(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, update
 def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set[str] | None = None) -> None:
     """Bring every previewed chain (and the active chain's overlay data) up to date with the current state.
 
-    ``updated``: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
-    among them are skipped (None, as after a frame change: check every chain).
+    What all chains of an armature read alike (its evaluated copy, world and parent matrices) is read once per
+    armature (:class:`live_solve.ArmatureReads`), and only when one of its chains needs a solve.
+
+    Args:
+        scene: the user's scene.
+        depsgraph: its evaluated state.
+        updated: names of the datablocks this depsgraph update re-evaluated; chains none of whose inputs is
+            among them are skipped (None, as after a frame change: check every chain).
     """
-    active = bpy.context.view_layer.objects.active if bpy.context.view_layer is not None else None
     for armature in scene.objects:
         if armature.type != "ARMATURE":
             continue
@@ -302,15 +386,25 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
             _release(armature)
         if live:
             chains = list(settings.chains)
-        elif settings.show_overlay and armature == active and 0 <= settings.active_chain_index < len(settings.chains):
+        elif settings.show_overlay and armature == _active_object() and \
+                0 <= settings.active_chain_index < len(settings.chains):
             chains = [settings.chains[settings.active_chain_index]]
         else:
             continue
+        touched = updated is None or armature.name in updated or armature.data.name in updated
+        shared = None  # read when a chain needs it, once for all the armature's chains
         for chain in chains:
-            touched = updated is None or armature.name in updated or armature.data.name in updated
             if not touched and (armature.name, chain.name) in _cache and not _concerns(armature, chain, updated):
                 continue
-            _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched)
+            if shared is None:
+                shared = live_solve.ArmatureReads(armature, depsgraph)
+            _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched, shared=shared)
+
+
+def _active_object() -> bpy.types.Object | None:
+    """The active object (asked only for an armature that shows its overlay without live preview)."""
+    view_layer = bpy.context.view_layer
+    return view_layer.objects.active if view_layer is not None else None
 
 
 def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame_changed: bool) -> None:
@@ -330,11 +424,13 @@ def _run(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None, *, frame
 
 @persistent
 def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    """``depsgraph_update_post``: re-pose the chains whose inputs this update re-evaluated."""
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=False)
 
 
 @persistent
 def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    """``frame_change_post``: re-pose every chain (keys may have moved anything)."""
     _run(scene, depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get(), frame_changed=True)
 
 
@@ -365,8 +461,11 @@ def _remove_ours() -> None:
 
 
 def _refresh_once() -> None:
-    """Enabled in a running Blender, nothing re-evaluates by itself: without this the overlay and the preview
-    stayed away until the next edit (seen in the GUI). Solves the current state once and redraws the viewports."""
+    """Solve the current state once and redraw the viewports, just after the add-on is enabled.
+
+    Enabled in a running Blender, nothing re-evaluates by itself: without this the overlay and the preview
+    stayed away until the next edit (seen in the GUI).
+    """
     context = bpy.context
     if context.scene is None or context.window_manager is None:
         return None
@@ -379,6 +478,7 @@ def _refresh_once() -> None:
 
 
 def register() -> None:
+    """Add the handlers (once, whatever a reload left behind) and the first solve's timer."""
     _remove_ours()
     for list_name, func in _HANDLERS:
         getattr(bpy.app.handlers, list_name).append(func)
@@ -389,6 +489,7 @@ def register() -> None:
 
 
 def unregister() -> None:
+    """Remove the handlers and the timer, and forget the cache."""
     if bpy.app.timers.is_registered(_refresh_once):
         bpy.app.timers.unregister(_refresh_once)
     _remove_ours()

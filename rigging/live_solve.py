@@ -18,14 +18,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
 
 from .. import solver
-from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of
-from ..solver.chain_step import strategy_options as _strategy_options
+from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of, strategy_options
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 
@@ -34,9 +33,12 @@ _VALID = np.ones(1, dtype=bool)  # every solution's ``valid`` (the fast path run
 _VALID.flags.writeable = False
 
 
-@dataclass(frozen=True)
-class FrameInputs:
-    """What one frame's solve reads, as tuples of floats (exact copies of Blender's float32 values)."""
+class FrameInputs(NamedTuple):
+    """What one frame's solve reads, as tuples of floats (exact copies of Blender's float32 values).
+
+    A named tuple: made and compared on every drag update of every chain, which a frozen dataclass's
+    ``__init__`` and ``__eq__`` (field by field in Python) made cost more than reading the values.
+    """
 
     frame: float
     armature: Rows  # armature object world matrix
@@ -44,6 +46,11 @@ class FrameInputs:
     parent: Rows | None  # the upper bone's parent pose matrix (armature space)
     pole: tuple[float, ...] | None  # pole world location
     upper_location: tuple[float, ...] | None  # the upper bone's own pose location, when the solve reads it
+
+    def parent_samples(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(armature, parent)`` of :meth:`samples` alone (the parent-scale check reads nothing else)."""
+        arm = np.array(self.armature, dtype=np.float64)[None]
+        return arm, None if self.parent is None else arm @ np.array(self.parent, dtype=np.float64)
 
     def samples(self) -> ChainSamples:
         """The same inputs as ``solve_chain`` takes them (one frame)."""
@@ -65,22 +72,66 @@ def _rows(m: Any) -> Rows:
     return m[0][:], m[1][:], m[2][:], m[3][:]
 
 
-def read_inputs(rig: ChainRig, depsgraph: bpy.types.Depsgraph, frame: float) -> FrameInputs:
-    """The current state of everything the chain's solve reads, from the evaluated depsgraph."""
+class ArmatureReads:
+    """What every chain of one armature reads alike in one update, read once for all of them.
+
+    The evaluated armature, its world matrix and the pose matrices of the chains' parent bones, of one
+    depsgraph state: made per update (by ``live_preview.refresh``), never kept. Read on first use, inside the
+    first chain's :func:`read_inputs` (whose errors the preview reports per chain).
+    """
+
+    def __init__(self, armature: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> None:
+        self._armature, self._depsgraph = armature, depsgraph
+        self._evaluated: Any = None
+        self._world: Rows | None = None
+        self._parents: dict[str, Rows] = {}
+
+    @property
+    def evaluated(self) -> Any:
+        """The evaluated armature object."""
+        if self._evaluated is None:
+            self._evaluated = self._armature.evaluated_get(self._depsgraph)
+        return self._evaluated
+
+    @property
+    def world(self) -> Rows:
+        """The evaluated armature's world matrix."""
+        if self._world is None:
+            self._world = _rows(self.evaluated.matrix_world)
+        return self._world
+
+    def parent(self, name: str) -> Rows:
+        """The pose matrix (armature space) of bone ``name``."""
+        rows = self._parents.get(name)
+        if rows is None:
+            rows = self._parents[name] = _rows(self.evaluated.pose.bones[name].matrix)
+        return rows
+
+
+def read_inputs(rig: ChainRig, depsgraph: bpy.types.Depsgraph, frame: float,
+                shared: ArmatureReads | None = None) -> FrameInputs:
+    """The current state of everything the chain's solve reads, from the evaluated depsgraph.
+
+    Args:
+        rig: the chain.
+        depsgraph: the evaluated state to read.
+        frame: the scene frame (recorded in the inputs, not read).
+        shared: the armature's reads of this update, shared by its chains (made here when None).
+    """
     chain = rig.chain
-    arm_eval = rig.armature.evaluated_get(depsgraph)
-    parent = None
-    if rig.parent_name is not None:
-        parent = _rows(arm_eval.pose.bones[rig.parent_name].matrix)
-    pole = None if chain.pole is None else chain.pole.evaluated_get(depsgraph).matrix_world.translation[:]
+    arm = shared if shared is not None else ArmatureReads(rig.armature, depsgraph)
+    parent = None if rig.parent_name is None else arm.parent(rig.parent_name)
+    pole = chain.pole
+    if pole is not None:
+        pole = pole.evaluated_get(depsgraph).matrix_world.translation[:]
     # The upper bone's own location moves the shoulder, unless the chain owns (and writes) that channel (Move
     # Root) or the bone is connected (Blender ignores its location).
     location = None
     if rig.location_bone is None and not rig.armature.data.bones[rig.bone_names[0]].use_connect:
-        loc = arm_eval.pose.bones[rig.bone_names[0]].location[:]
+        loc = arm.evaluated.pose.bones[rig.bone_names[0]].location[:]
         location = loc if any(loc) else None
-    return FrameInputs(float(frame), _rows(arm_eval.matrix_world),
-                       chain.target.evaluated_get(depsgraph).matrix_world.translation[:], parent, pole, location)
+    return FrameInputs(float(frame), arm.world, chain.target.evaluated_get(depsgraph).matrix_world.translation[:],
+                       parent, pole, location)
 
 
 class FrameSolver:
@@ -96,24 +147,48 @@ class FrameSolver:
         self.lengths = tuple(float(v) for v in rig.lengths)
         self.rest = tuple(float(v) for v in rig.rest_angles)
         self.resolution = ERROR_RESOLUTION * float(np.sum(rig.lengths))
-        self._source = rig.lengths
+        self._source, self._settings = rig.lengths, rig.settings
         self._last: tuple[Any, _Shoulder] | None = None
+        # The settings are the rig's (a settings change reads a new rig): what the solver takes of them.
+        self._limits = limits_of(rig)
+        self._options: tuple[float, dict[str, Any]] | None = None  # (world scale, the solver's keywords)
 
     def made_for(self, rig: ChainRig) -> bool:
-        """Whether ``rig`` is the rig this was made from (``dataclasses.replace`` keeps its arrays, a new
-        ``read_chain`` makes new ones)."""
-        return rig.lengths is self._source
+        """Whether ``rig`` is the rig this was made from.
+
+        ``dataclasses.replace`` keeps its arrays and settings; a new ``read_chain`` makes new arrays and copies
+        the settings anew.
+        """
+        return rig.lengths is self._source and rig.settings is self._settings
 
     def solve(self, rig: ChainRig, inputs: FrameInputs, *, fps: float, previous: Any) -> ChainSolution:
-        """``solve_chain(rig, [frame], inputs.samples(), fps=fps, previous=previous, smooth_root=False)``."""
+        """``solve_chain(rig, [frame], inputs.samples(), fps=fps, previous=previous, smooth_root=False)``.
+
+        Args:
+            rig: the rig this solver was made for (:meth:`made_for`).
+            inputs: the frame's inputs (:func:`read_inputs`).
+            fps: the scene's frame rate (target smoothing, in the fallback only).
+            previous: the solver state of the last solve, for continuity (None: a fresh start).
+
+        Returns:
+            The one-frame solution, the same as ``solve_chain``'s.
+        """
         # Stretch to reach is composed around the solver in solve_chain only.
-        fallback = not self.two_bone or not _finite(inputs) or rig.settings.stretch_to_reach
+        fallback = not self.two_bone or not self._finite(inputs) or rig.settings.stretch_to_reach
         if not fallback:
             sol = self._solve(rig, inputs, previous)
             if sol is not None:
                 return sol
         return solve_chain(rig, np.array([inputs.frame]), inputs.samples(), fps=fps, previous=previous,
                            smooth_root=False)
+
+    def _finite(self, inputs: FrameInputs) -> bool:
+        """:func:`_finite`; the matrices of the last shoulder frame passed it already (a drag moves the target)."""
+        last = self._last
+        if last is None or last[0] != (inputs.armature, inputs.parent, inputs.upper_location):
+            return _finite(inputs)
+        values = [*inputs.target, *(inputs.pole or ())]
+        return math.isfinite(sum(values)) and max(map(abs, values)) < NON_FINITE
 
     def _shoulder(self, inputs: FrameInputs) -> _Shoulder | None:
         """The shoulder frame of these inputs; a drag moves only the target, so the last one is usually it."""
@@ -165,15 +240,14 @@ class FrameSolver:
             d0, d1, d2 = p[0] - o0, p[1] - o1, p[2] - o2
             return wx0 * d0 + wx1 * d1 + wx2 * d2, wy0 * d0 + wy1 * d1 + wy2 * d2
 
-        s = rig.settings
         a, b = self.lengths
         world_scale = sh.world_scale
+        if self._options is None or self._options[0] != world_scale:
+            self._options = (world_scale, self._keywords(rig, world_scale))
         # chain_step._solve_one's call for one frame (a single target is not filtered: no smoothing).
-        result = solver.solve_two_bone(
-            np.array(to_2d(inputs.target)), a, b, bend=int(s.bend),
-            pole=None if inputs.pole is None else to_2d(inputs.pole), limits=limits_of(rig),
-            inner_softness=float(s.inner_softness), previous=previous, root_smoothing=0,
-            softness=float(s.softness), smoothing=None, **_strategy_options(s, world_scale))
+        result = solver.solve_two_bone(np.array(to_2d(inputs.target)), a, b,
+                                       pole=None if inputs.pole is None else to_2d(inputs.pole), previous=previous,
+                                       **self._options[1])
         (u, v), (su, sv) = result.end.tolist(), result.solved_target.tolist()
         tip = (o0 + u * ex0 + v * ey0, o1 + u * ex1 + v * ey1, o2 + u * ex2 + v * ey2)
         solved = (o0 + su * ex0 + sv * ey0, o1 + su * ex1 + sv * ey1, o2 + su * ex2 + sv * ey2)
@@ -190,13 +264,24 @@ class FrameSolver:
             return None
         # One array, viewed as the fields: fifteen small arrays cost more than the solve.
         flat = np.array(values, dtype=np.float64)
-        return ChainSolution(
+        # The frozen dataclass's __init__ sets each of its 19 fields through object.__setattr__ (as long as the
+        # rest of this glue); filling the instance dict gives the same object (as solver.two_bone does).
+        sol = object.__new__(ChainSolution)
+        sol.__dict__.update(
             frames=flat[0:1], valid=_VALID, deltas=flat[1:3].reshape(1, 2),
             root_offset=flat[3:6].reshape(1, 3), stretch=flat[6:7], error=flat[7:8],
             flags=np.array([int(result.flags)], dtype=np.int64), sensitivity=flat[8:9],
             tip_world=flat[9:12].reshape(1, 3), target_world=flat[12:15].reshape(1, 3),
             solved_target_world=flat[15:18].reshape(1, 3), base=sh.base, state=result.state,
-            armature_world=sh.armature, parent_frame=sh.parent_frame)
+            armature_world=sh.armature, parent_frame=sh.parent_frame, rotations=None, scale=None)
+        return sol
+
+    def _keywords(self, rig: ChainRig, world_scale: float) -> dict[str, Any]:
+        """``solve_two_bone``'s keywords from the chain's settings, as ``chain_step._solve_one`` gives them."""
+        s = rig.settings
+        return {"bend": int(s.bend), "limits": self._limits, "inner_softness": float(s.inner_softness),
+                "root_smoothing": 0, "softness": float(s.softness), "smoothing": None,
+                **strategy_options(s, world_scale)}
 
 
 @dataclass(frozen=True)

@@ -16,23 +16,24 @@ _TWO_PI = 2.0 * math.pi
 _FAST_MODES = ("QUATERNION", "AXIS_ANGLE")
 
 
-def _unit(axis: np.ndarray) -> tuple[float, float, float]:
-    x, y, z = axis.tolist()
+def _unit(axis: list[float]) -> tuple[float, float, float]:
+    x, y, z = axis
     norm = math.sqrt(x * x + y * y + z * z)
     return x / norm, y / norm, z / norm
 
 
-def _quaternion(axis: np.ndarray, delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
+def _quaternion(axis: list[float], delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
     """``rotations.quaternions_about_axis`` for one angle, in floats (the live preview poses on every drag)."""
     kx, ky, kz = _unit(axis)
     c, s = math.cos(0.5 * delta), math.sin(0.5 * delta)
-    q = (c, s * kx, s * ky, s * kz)
-    if sum(p * v for p, v in zip(current, q, strict=True)) < 0.0:
-        return tuple(-v for v in q)
-    return q
+    qx, qy, qz = s * kx, s * ky, s * kz
+    w, x, y, z = current
+    if w * c + x * qx + y * qy + z * qz < 0.0:  # the dot product summed in order, as sum() did
+        return -c, -qx, -qy, -qz
+    return c, qx, qy, qz
 
 
-def _axis_angle(axis: np.ndarray, delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
+def _axis_angle(axis: list[float], delta: float, current: tuple[float, ...]) -> tuple[float, ...]:
     """``rotations.axis_angles_about_axis`` for one angle, in floats."""
     kx, ky, kz = _unit(axis)
     if current[1] * kx + current[2] * ky + current[3] * kz < 0.0:
@@ -45,8 +46,16 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     """Set the channels the chain owns to frame ``index`` of ``sol`` (no keys are inserted).
 
     The rotation is written in each bone's own rotation mode and continues from the bone's current value, so
-    Euler angles do not jump by 360 degrees. Returns the pose as written: each bone's rotation channels, then the
-    upper bone's location and scale (the live preview's record of its own pose, without reading it back).
+    Euler angles do not jump by 360 degrees.
+
+    Args:
+        rig: the chain.
+        sol: its solution.
+        index: the frame of ``sol`` to pose (default the last).
+
+    Returns:
+        The pose as written: each bone's rotation channels, then the upper bone's location and scale (the live
+        preview's record of its own pose, without reading it back).
     """
     pose = rig.armature.pose.bones
     bones = [pose[name] for name in rig.bone_names]
@@ -60,12 +69,13 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     # Quaternions and axis-angles in floats (a drag poses every chain on every update); the channels besides the
     # rotations are the ones ChainDescription.owned_channels lists, in its order.
     written: list[float] = []
+    axes = rig.local_axes.tolist()
     for j, pb in enumerate(bones):
         if modes[j] == "QUATERNION":
-            values = _quaternion(rig.local_axes[j], deltas[j], pb.rotation_quaternion[:])
+            values = _quaternion(axes[j], deltas[j], pb.rotation_quaternion[:])
             pb.rotation_quaternion = values
         else:
-            values = _axis_angle(rig.local_axes[j], deltas[j], pb.rotation_axis_angle[:])
+            values = _axis_angle(axes[j], deltas[j], pb.rotation_axis_angle[:])
             pb.rotation_axis_angle = values
         written.extend(values)
     upper, lower = bones[0], bones[-1]

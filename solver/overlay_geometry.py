@@ -12,11 +12,14 @@ Output conventions, for the draw callback: *segments* are ``(2k, 3)`` arrays of 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .spaces import invert_matrices
 
 FloatArray = NDArray[np.float64]
 
@@ -103,19 +106,36 @@ def offsets_to_world(plane_to_world: ArrayLike, anchor_world: ArrayLike, offsets
 
 
 def world_to_plane(plane_to_world: ArrayLike, points_world: ArrayLike) -> FloatArray:
-    """World points (N, 3) -> shoulder-space (N, 3): (x, y, distance along the normal in plane units)."""
-    inv = np.linalg.inv(np.asarray(plane_to_world, dtype=np.float64))
+    """World points (N, 3) -> shoulder-space (N, 3): (x, y, distance along the normal in plane units).
+
+    The inverse is the closed form of :func:`spaces.invert_matrices`: ``np.linalg.inv`` of one 4x4 cost ~17 ms
+    on a busy machine (LAPACK's threads), more than the rest of the overlay and the drag update together.
+    """
+    inv = invert_matrices(np.asarray(plane_to_world, dtype=np.float64).reshape(1, 4, 4))[0]
     p = np.asarray(points_world, dtype=np.float64).reshape(-1, 3)
     out: FloatArray = p @ inv[:3, :3].T + inv[:3, 3]
     return out
 
 
-def circle_2d(radius: float, segments: int = RING_SEGMENTS, center: ArrayLike = (0.0, 0.0)) -> FloatArray:
-    """Closed polyline (segments + 1, 2): the first point repeated at the end."""
+@functools.lru_cache(maxsize=8)
+def _unit_circle(segments: int) -> FloatArray:
+    """Read-only (segments + 1, 2) unit circle, the first point repeated at the end (shared by every ring)."""
     t = np.linspace(0.0, 2.0 * math.pi, segments + 1)
     t[-1] = 0.0
+    unit = np.stack([np.cos(t), np.sin(t)], axis=1)
+    unit.flags.writeable = False
+    return unit
+
+
+def circle_2d(radius: float, segments: int = RING_SEGMENTS, center: ArrayLike = (0.0, 0.0)) -> FloatArray:
+    """Closed polyline (segments + 1, 2): the first point repeated at the end.
+
+    The unit circle is made once per segment count: the overlay draws six rings per solution, on every drag
+    update of the active chain.
+    """
     c = np.asarray(center, dtype=np.float64)
-    return np.stack([np.cos(t), np.sin(t)], axis=1) * radius + c
+    out: FloatArray = _unit_circle(segments) * radius + c
+    return out
 
 
 def polyline_to_segments(points: ArrayLike) -> FloatArray:
@@ -185,13 +205,18 @@ def plane_scale(plane_to_world: ArrayLike) -> float:
     return float(0.5 * (np.linalg.norm(m[:3, 0]) + np.linalg.norm(m[:3, 1])))
 
 
-def build_overlay(data: ChainOverlayInput, segments: int = RING_SEGMENTS) -> ChainOverlay:
-    """Every overlay element of one chain, in world space."""
-    w = np.asarray(data.plane_to_world, dtype=np.float64)
-    a, b = (float(x) * float(data.stretch) for x in data.lengths)
+@functools.lru_cache(maxsize=8)
+def _rings(plane_to_world: bytes, a: float, b: float, cx: float, cy: float, softness: float,
+           inner_softness: float, segments: int) -> tuple[FloatArray, ...]:
+    """(outer ring, inner ring, reach band, soft band, inner soft band), read-only, for :func:`build_overlay`.
+
+    Cached: dragging a target changes the markers only, not the rings (the plane, the reach, Move Root's
+    center), and the rings and bands are most of an overlay's cost, rebuilt on every drag update.
+    """
+    w = np.frombuffer(plane_to_world, dtype=np.float64).reshape(4, 4)
     total = a + b
     inner_r = abs(a - b)
-    center = np.asarray(data.center_2d, dtype=np.float64)
+    center = np.array([cx, cy], dtype=np.float64)
 
     def ring(radius: float) -> FloatArray:
         return polyline_to_segments(to_world(w, circle_2d(radius, segments, center)))
@@ -200,8 +225,25 @@ def build_overlay(data: ChainOverlayInput, segments: int = RING_SEGMENTS) -> Cha
         tris = annulus_triangles_2d(max(r0, 0.0), r1, segments, center)
         return to_world(w, tris) if len(tris) else _EMPTY.copy()
 
-    soft = float(data.softness) * total
-    inner_soft = float(data.inner_softness) * total
+    soft = softness * total
+    inner_soft = inner_softness * total
+    out = (ring(total), ring(inner_r) if inner_r > 0.0 else _EMPTY.copy(), band(inner_r, total),
+           band(total - soft, total) if soft > 0.0 else _EMPTY.copy(),
+           band(inner_r, inner_r + inner_soft) if inner_soft > 0.0 else _EMPTY.copy())
+    for arr in out:
+        arr.flags.writeable = False  # shared by every overlay of the same rings
+    return out
+
+
+def build_overlay(data: ChainOverlayInput, segments: int = RING_SEGMENTS) -> ChainOverlay:
+    """Every overlay element of one chain, in world space."""
+    w = np.asarray(data.plane_to_world, dtype=np.float64)
+    a, b = (float(x) * float(data.stretch) for x in data.lengths)
+    total = a + b
+    center = np.asarray(data.center_2d, dtype=np.float64)
+    outer_ring, inner_ring, reach_band, soft_band, inner_soft_band = _rings(
+        np.ascontiguousarray(w).reshape(16).tobytes(), a, b, float(center[0]), float(center[1]),
+        float(data.softness), float(data.inner_softness), segments)
     size = MARKER_FRACTION * total
 
     target = np.asarray(data.target_world, dtype=np.float64).reshape(3)
@@ -217,11 +259,8 @@ def build_overlay(data: ChainOverlayInput, segments: int = RING_SEGMENTS) -> Cha
 
     degrees = sensitivity_degrees(data.sensitivity, total * plane_scale(w))
     return ChainOverlay(
-        outer_ring=ring(total),
-        inner_ring=ring(inner_r) if inner_r > 0.0 else _EMPTY.copy(),
-        reach_band=band(inner_r, total),
-        soft_band=band(total - soft, total) if soft > 0.0 else _EMPTY.copy(),
-        inner_soft_band=band(inner_r, inner_r + inner_soft) if inner_soft > 0.0 else _EMPTY.copy(),
+        outer_ring=outer_ring, inner_ring=inner_ring, reach_band=reach_band, soft_band=soft_band,
+        inner_soft_band=inner_soft_band,
         target_marker=offsets_to_world(w, target, cross_offsets(size)),
         solved_marker=offsets_to_world(w, solved, diamond_offsets(size)),
         error_segment=np.stack([tip, target]),
