@@ -26,7 +26,7 @@ _REFLECT = np.diag([-1.0, 1.0, 1.0, 1.0])
 
 def _mirrored_world(armature: bpy.types.Object, world: np.ndarray) -> np.ndarray:
     """A world matrix reflected through the armature's x = 0 plane (a rotation again: reflected on both sides)."""
-    arm = np.array(armature.matrix_world)
+    arm = np.array(armature.matrix_world, dtype=np.float64)
     return arm @ _REFLECT @ np.linalg.inv(arm) @ world @ _REFLECT
 
 
@@ -53,7 +53,7 @@ def _mirrored_empty(context: bpy.types.Context, armature: bpy.types.Object, sour
             empty.parent_type = "BONE"
             empty.parent_bone = bone if bone is not None and bone in empty.parent.data.bones else source.parent_bone
     context.view_layer.update()
-    empty.matrix_world = Matrix(_mirrored_world(armature, np.array(source.matrix_world)).tolist())
+    empty.matrix_world = Matrix(_mirrored_world(armature, np.array(source.matrix_world, dtype=np.float64)).tolist())
     context.view_layer.update()
     return empty
 

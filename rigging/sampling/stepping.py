@@ -44,23 +44,38 @@ def _step_frames(
     idx: list[int],
     objects: list[Any],
 ) -> None:
-    # Evaluated copies are updated in place by each frame change: look them up once.
+    # Evaluated copies are updated in place by each frame change: look them up once, and keep their matrices as
+    # RNA float arrays. foreach_get copies the stored float32 values (column-major, as Blender keeps them) in one
+    # call: ~1 µs per matrix where converting a mathutils Matrix costs ~25 µs on Blender 4.2 (no buffer protocol).
     evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
+    worlds = {obj: ev.path_resolve("matrix_world", False) for obj, ev in evaluated.items()}
+    reads = []  # per request: (rows of ``raw`` to fill, the arrays to read, the request's index in ``out``)
+    for (obj, bone, kind), i in zip(requests, idx, strict=True):
+        arrays = [worlds[obj]] if bone is None else []
+        if bone is not None:
+            pose = evaluated[obj].pose.bones[bone].path_resolve("matrix", False)
+            arrays = [pose] if kind == "ARMATURE" else [worlds[obj], pose]
+        reads.append((arrays, i))
+    raw = [np.empty((len(frames), len(arrays), 16), dtype=np.float32) for arrays, _i in reads]
+    finite = np.array([math.isfinite(f) for f in frames.tolist()], dtype=bool)
     for f_i, frame in enumerate(frames.tolist()):
-        if not math.isfinite(frame):
-            out[idx, f_i] = np.nan
+        if not finite[f_i]:
             continue
         whole = math.floor(frame)
         step(whole, frame - whole)
-        for (obj, bone, kind), i in zip(requests, idx, strict=True):
-            ev = evaluated[obj]
-            if bone is None:
-                out[i, f_i] = ev.matrix_world
-            elif kind == "ARMATURE":
-                out[i, f_i] = ev.pose.bones[bone].matrix
-            else:
-                # Multiply in float64: mathutils would round the product to float32.
-                out[i, f_i] = np.array(ev.matrix_world) @ np.array(ev.pose.bones[bone].matrix)
+        for (arrays, _i), buffer in zip(reads, raw, strict=True):
+            for k, array in enumerate(arrays):
+                array.foreach_get(buffer[f_i, k])
+    for (arrays, i), buffer in zip(reads, raw, strict=True):
+        matrices = buffer.reshape(len(frames), len(arrays), 4, 4).transpose(0, 1, 3, 2).astype(np.float64)
+        if len(arrays) == 1:
+            out[i] = matrices[:, 0]
+        else:
+            # Multiply in float64 (mathutils would round the product to float32), one 2D product per frame: a
+            # stacked matmul may sum in another order.
+            for f_i in range(len(frames)):
+                out[i, f_i] = matrices[f_i, 0] @ matrices[f_i, 1]
+        out[i, ~finite] = np.nan
 
 
 def sample_temp_scene(
