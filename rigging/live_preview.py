@@ -252,7 +252,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 rest = _rest_fingerprint(armature, rig)
                 check_target(armature, chain)
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
-            chain_checks.check_chain_inputs(rig)
+            chain_checks.check_chain_inputs(rig, None if shared is None else shared.ik_reach)
             reach.check(rig)
         frame = float(scene.frame_current)
         reads = live_solve.read_inputs(rig, depsgraph, frame, shared)

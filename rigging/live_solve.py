@@ -30,6 +30,7 @@ from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of, strateg
 from ..solver.options import Options
 from ..solver.two_bone.arguments import cached_options, single_bend
 from ..solver.two_bone.single_frame import solve_single
+from . import chain_checks
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 
@@ -83,9 +84,10 @@ def _rows(m: Any) -> Rows:
 class ArmatureReads:
     """What every chain of one armature reads alike in one update, read once for all of them.
 
-    The evaluated armature, its world matrix and the pose matrices of the chains' parent bones, of one
-    depsgraph state: made per update (by ``live_preview.refresh``), never kept. Read on first use, inside the
-    first chain's :func:`read_inputs` (whose errors the preview reports per chain).
+    The evaluated armature, its world matrix, the pose matrices of the chains' parent bones and the IK
+    constraints that move its bones, of one depsgraph state: made per update (by ``live_preview.refresh``),
+    never kept. Read on first use, inside the first chain's :func:`read_inputs` (whose errors the preview
+    reports per chain).
     """
 
     def __init__(self, armature: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> None:
@@ -93,6 +95,7 @@ class ArmatureReads:
         self._evaluated: Any = None
         self._world: Rows | None = None
         self._parents: dict[str, Rows] = {}
+        self._ik_reach: chain_checks.IkReach | None = None
 
     @property
     def evaluated(self) -> Any:
@@ -107,6 +110,13 @@ class ArmatureReads:
         if self._world is None:
             self._world = _rows(self.evaluated.matrix_world)
         return self._world
+
+    @property
+    def ik_reach(self) -> chain_checks.IkReach:
+        """The armature's acting IK constraints and the bones they move (:func:`chain_checks.ik_reach`)."""
+        if self._ik_reach is None:
+            self._ik_reach = chain_checks.ik_reach(self._armature)
+        return self._ik_reach
 
     def parent(self, name: str) -> Rows:
         """The pose matrix (armature space) of bone ``name``."""
