@@ -63,8 +63,8 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     deltas = sol.deltas[index].tolist()
     # A blend with FK keys (IK influence) or a non-uniform scale (Preserve Volume) is written as channel_values
     # gives it; so are Euler modes and non-finite angles (a NaN or inf makes the sum so; angles never overflow).
-    if sol.rotations is not None or sol.scale is not None or not _FAST_MODES.issuperset(modes) \
-            or not math.isfinite(sum(deltas)):
+    blended = sol.rotations is not None or sol.scale is not None
+    if blended or not _FAST_MODES.issuperset(modes) or not math.isfinite(sum(deltas)):
         return _apply_channels(rig, sol, index, bones, modes)
     # Quaternions and axis-angles in floats (a drag poses every chain on every update); the channels besides the
     # rotations are the ones ChainDescription.owned_channels lists, in its order.
