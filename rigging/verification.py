@@ -276,7 +276,7 @@ def _matrix_y_column(rotation: np.ndarray, mode: str) -> np.ndarray:
 
 def _quaternion_y_column(q: np.ndarray) -> np.ndarray:
     """(3, N or 1) the y column of :func:`_rotate_by_quaternions`'s matrix of the (N or 1, 4) quaternions."""
-    w, x, y, z = np.array(q, dtype=np.float64).T.copy()
+    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")
     norm = np.sqrt(w * w + x * x + y * y + z * z)
     zero = norm == 0.0
     if zero.any():
@@ -292,7 +292,7 @@ def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarr
     Normalized first as Blender does (an all-zero one is a half turn about X,
     :func:`solver.rotations.matrices_from_quaternions`).
     """
-    w, x, y, z = np.array(q, dtype=np.float64).T.copy()  # whole contiguous columns
+    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")  # whole contiguous columns, one copy
     norm = np.sqrt(w * w + x * x + y * y + z * z)
     zero = norm == 0.0
     if zero.any():
