@@ -261,7 +261,7 @@ def _lower_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, length: 
     scl = ch["scale"]
     if not np.isfinite(scl).all():
         return _pose_basis(mode, ch, connected, np.array([[0.0], [length], [0.0]]), np.array([[0.0], [1.0], [0.0]]))
-    sy = scl[:, 1]
+    sy = scl[:, 1].astype(np.float64)  # float64 products, as the full path's float64 point and axis give
     rotation = ch[rotation_property(mode)[0]]
     column = _quaternion_y_column(rotation) if mode == "QUATERNION" else _matrix_y_column(rotation, mode)
     axis = column * sy
@@ -271,7 +271,7 @@ def _lower_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, length: 
 
 def _matrix_y_column(rotation: np.ndarray, mode: str) -> np.ndarray:
     """(3, N or 1) the y column of the rotation matrices of Euler or axis-angle values ((N or 1, k))."""
-    return np.ascontiguousarray(rotation_matrices(rotation, mode)[:, :, 1].T)
+    return np.array(rotation_matrices(rotation, mode)[:, :, 1].T, dtype=np.float64, order="C")
 
 
 def _quaternion_y_column(q: np.ndarray) -> np.ndarray:
