@@ -9,6 +9,8 @@ What these checks do not anticipate, the bake's verification pass (:mod:`verific
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 
@@ -148,7 +150,7 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
     an earlier bake of this chain wrote excepted), else its current value; None when it is at rest."""
     armature = rig.armature
     pb = armature.pose.bones[bone]
-    current = np.array(getattr(pb, prop), dtype=np.float64)
+    current = [float(v) for v in getattr(pb, prop)]  # floats: numpy's call overhead is most of this check
     path = f"{_prefix(bone)}.{prop}"
     if path in _previously_baked(rig.chain):
         return None
@@ -171,9 +173,15 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
             value = float(co[off[0], 1]) if len(off) else float(co[0, 1])
             return f"{prop}[{i}] = {value:.4g}", say(msg.AT_KEY, frame=f"{frame:g}")
     # An animated channel plays its keys: its current value is one of them, not a setting of its own.
-    if not animated and np.abs(current - rest).max() > REST_TOLERANCE:
+    if not animated and _max_off(current, rest) > REST_TOLERANCE:
         return "(" + ", ".join(f"{v:.4g}" for v in current) + ")", say(msg.AT_REST_VALUE)
     return None
+
+
+def _max_off(values: list[float], rest: float) -> float:
+    """``np.abs(values - rest).max()`` in floats (NaN when a value is NaN, as numpy's max gives it)."""
+    diffs = [abs(v - rest) for v in values]
+    return math.nan if any(d != d for d in diffs) else max(diffs)
 
 
 def _baked_keys(rig: ChainRig, bone: str, prop: str) -> dict[int, np.ndarray]:
@@ -296,7 +304,7 @@ def _parent_may_scale(rig: ChainRig) -> bool:
     bone = arm.data.bones[rig.bone_names[0]].parent
     while bone is not None:
         pb = arm.pose.bones[bone.name]
-        scaled = np.abs(np.array(pb.scale) - 1.0).max() > REST_TOLERANCE
+        scaled = _max_off([float(v) for v in pb.scale], 1.0) > REST_TOLERANCE
         if scaled or _path_animated(arm, f"{_prefix(bone.name)}.scale") or any(not c.mute for c in pb.constraints):
             return True
         bone = bone.parent

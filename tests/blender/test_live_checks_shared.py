@@ -91,3 +91,22 @@ def test_ik_constraint_of_another_bone_is_read_per_update(empty_file: bpy.types.
     assert "Hand" in (lp.preview_of(arm, second).message or "")
     assert lp.preview_of(arm, first).message is None
     assert tip_miss(rig, "Lower", targets[0]) < 1e-4
+
+
+def test_a_pose_scale_off_rest_in_one_axis_is_refused(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm(rest_bend_deg=20.0)
+    rigs.place_armature(rig)
+    target = rigs.new_empty("Target")
+    bpy.context.view_layer.update()
+    chain = rigs.add_chain(rig, target)
+    rig.armature.soft_ik_2d.live_preview = True
+    bpy.context.view_layer.update()
+    lp = live_preview()
+    assert lp.preview_of(rig.armature, chain).message is None
+    rig.armature.pose.bones[rig.lower].scale = (1.0, 1.0, 1.25)  # one axis only: the largest offset counts
+    bpy.context.view_layer.update()
+    message = lp.preview_of(rig.armature, chain).message or ""
+    assert "Lower" in message and "1.25" in message
+    rig.armature.pose.bones[rig.lower].scale = (1.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    assert lp.preview_of(rig.armature, chain).message is None
