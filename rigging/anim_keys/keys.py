@@ -221,9 +221,13 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     out = []
     for i, fcurve in enumerate(fcurves):
         keep = None if needed is None else needed[:, i]
-        co = np.empty((len(frames) if keep is None else int(np.count_nonzero(keep)), 2), dtype=np.float32)
-        # A column first, then the mask: indexing rows and a column at once costs half as much again per curve.
-        co[:, 0], co[:, 1] = (frames32, values32[:, i]) if keep is None else (frames32[keep], values32[:, i][keep])
+        count = len(frames) if keep is None else int(np.count_nonzero(keep))
+        co = np.empty((count, 2), dtype=np.float32)
+        if count == len(frames):  # every key needed (a channel that moves on every frame): no mask to apply
+            co[:, 0], co[:, 1] = frames32, values32[:, i]
+        else:
+            # A column first, then the mask: indexing rows and a column at once costs half as much again.
+            co[:, 0], co[:, 1] = frames32[keep], values32[:, i][keep]
         _replace_range(fcurve, co, start, end, value)
         out.append(co)
     return out
