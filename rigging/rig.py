@@ -46,8 +46,15 @@ class ChainRig(ChainDescription):
         return say(msg.CHAIN_LABEL, chain=self.chain.name, armature=self.armature.name)
 
 
-def _matrix(m: object) -> np.ndarray:
-    return np.array(m, dtype=np.float64)
+def _rest_matrices(bones: bpy.types.ArmatureBones) -> np.ndarray:
+    """``matrix_local`` of every bone, ``(len(bones), 4, 4)`` float64 in ``bones``' order.
+
+    One ``foreach_get`` (the stored float32, column-major, transposed): converting each mathutils Matrix costs
+    ~25 µs on 4.2. The values are the same bit for bit.
+    """
+    flat = np.empty(len(bones) * 16, dtype=np.float32)
+    bones.foreach_get("matrix_local", flat)
+    return np.ascontiguousarray(flat.reshape(-1, 4, 4).transpose(0, 2, 1), dtype=np.float64)
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -117,7 +124,8 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     if upper.parent is not None and not upper.use_inherit_rotation:
         raise ChainError(say(msg.UPPER_NO_INHERIT, label=label, bone=upper.name, parent=upper.parent.name))
 
-    rests = [_matrix(bones[n].matrix_local) for n in names]
+    rest_of = _rest_matrices(bones)
+    rests = [rest_of[bones.find(n)] for n in names]
     heads = np.array([r[:3, 3] for r in rests])
     tip = np.array(bones[names[-1]].tail_local, dtype=np.float64)
     points = np.vstack([heads, tip])  # armature space, rest
@@ -160,7 +168,7 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     rest_angles = (rest_angles + np.pi) % (2 * np.pi) - np.pi
 
     parent = upper.parent
-    parent_to_upper = np.linalg.inv(_matrix(parent.matrix_local)) @ upper_rest if parent else upper_rest
+    parent_to_upper = np.linalg.inv(rest_of[bones.find(parent.name)]) @ upper_rest if parent else upper_rest
     return ChainRig(armature=armature, chain=chain, bone_names=names,
                     parent_name=parent.name if parent else None, lengths=lengths, rest_angles=rest_angles,
                     normal=normal, local_axes=local_axes, upper_rest=upper_rest, parent_to_upper=parent_to_upper,
