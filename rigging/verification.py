@@ -74,9 +74,15 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Seq
         keyed = [None] * len(solutions)
     # Where the armature is read from F-curves, what the bake did not write (the armature object, the chain's
     # parents) is what the solve sampled: only the chain's own bones are composed again.
-    composed = [sol.armature_world is not None
-                and not sampling.stepped_objects(context, [(rig.armature, rig.bone_names[-1])])
-                for rig, sol in zip(rigs, solutions, strict=True)]
+    # One eligibility check for all the chains first: a reason is found for a set of bones whenever one is found
+    # for one of them, so none for all means none for each (a crowd checks each armature once, not per chain).
+    if all(sol.armature_world is not None for sol in solutions) and not sampling.stepped_objects(
+            context, [(rig.armature, rig.bone_names[-1]) for rig in rigs]):
+        composed = [True] * len(solutions)
+    else:
+        composed = [sol.armature_world is not None
+                    and not sampling.stepped_objects(context, [(rig.armature, rig.bone_names[-1])])
+                    for rig, sol in zip(rigs, solutions, strict=True)]
     if any(composed):
         return [_compose_chain(rig, sol, k) if c else measure(context, [rig], [sol])[0]
                 for rig, sol, c, k in zip(rigs, solutions, composed, keyed, strict=True)]
@@ -164,11 +170,12 @@ def _compose_chain(rig: ChainRig, sol: ChainSolution, keyed: Keyed | None = None
             # space, as (3, N or 1) columns: a few products per frame instead of 4x4 matrix products down the
             # chain (numpy's stacked products of small matrices, and reductions over short rows, cost several
             # times more than whole-column arithmetic).
-            point = np.array([[0.0], [length], [0.0]])
-            axis = np.array([[0.0], [1.0], [0.0]])
             for j in range(len(names) - 1, -1, -1):
                 mode, ch = channels[names[j]]
-                point, axis = _pose_basis(mode, ch, connected[j], point, axis)
+                if j == len(names) - 1:
+                    point, axis = _lower_basis(mode, ch, connected[j], length)
+                else:
+                    point, axis = _pose_basis(mode, ch, connected[j], point, axis)
                 if j > 0:
                     point, axis = _affine(offsets[j - 1][None], point, axis)
             for m in stages:
@@ -239,13 +246,53 @@ def _pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np
     return (point if connected else point + ch["location"].T), axis
 
 
+def _lower_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, length: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_pose_basis` of the lower bone's tail ``(0, length, 0)`` and y axis ``(0, 1, 0)``.
+
+    Both lie along y, so only the rotation's y column is needed: ``r_y * (length * s_y)`` and ``r_y * s_y`` are
+    the very products the full rotation adds two exact zeros to (the x and z terms, ``r * 0``), so every
+    non-zero coordinate has the same bits (a zero's sign may differ; only norms of these points are kept).
+    Scales that are not finite take the full path (``0 * inf`` is NaN there).
+
+    Returns:
+        The point and the direction, (3, N or 1) each.
+    """
+    scl = ch["scale"]
+    if not np.isfinite(scl).all():
+        return _pose_basis(mode, ch, connected, np.array([[0.0], [length], [0.0]]), np.array([[0.0], [1.0], [0.0]]))
+    sy = scl[:, 1].astype(np.float64)  # float64 products, as the full path's float64 point and axis give
+    rotation = ch[rotation_property(mode)[0]]
+    column = _quaternion_y_column(rotation) if mode == "QUATERNION" else _matrix_y_column(rotation, mode)
+    axis = column * sy
+    point = column * (length * sy)
+    return (point if connected else point + ch["location"].T), axis
+
+
+def _matrix_y_column(rotation: np.ndarray, mode: str) -> np.ndarray:
+    """(3, N or 1) the y column of the rotation matrices of Euler or axis-angle values ((N or 1, k))."""
+    return np.array(rotation_matrices(rotation, mode)[:, :, 1].T, dtype=np.float64, order="C")
+
+
+def _quaternion_y_column(q: np.ndarray) -> np.ndarray:
+    """(3, N or 1) the y column of :func:`_rotate_by_quaternions`'s matrix of the (N or 1, 4) quaternions."""
+    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")
+    norm = np.sqrt(w * w + x * x + y * y + z * z)
+    zero = norm == 0.0
+    if zero.any():
+        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    s = 2.0 / (norm * norm)
+    xs, ys, zs = x * s, y * s, z * s
+    return np.stack([x * ys - w * zs, 1.0 - (x * xs + z * zs), y * zs + w * xs])
+
+
 def _rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarray]:
     """``vectors`` ((3, N or 1)) rotated by the (N or 1, 4) quaternions ``(w, x, y, z)``.
 
     Normalized first as Blender does (an all-zero one is a half turn about X,
     :func:`solver.rotations.matrices_from_quaternions`).
     """
-    w, x, y, z = np.array(q, dtype=np.float64).T.copy()  # whole contiguous columns
+    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")  # whole contiguous columns, one copy
     norm = np.sqrt(w * w + x * x + y * y + z * z)
     zero = norm == 0.0
     if zero.any():

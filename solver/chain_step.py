@@ -383,7 +383,10 @@ def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: Two
             scale = np.stack([across, stretch * k_reach, across], axis=1)
         stretch = stretch * k_reach
         flags |= stretched_flags(k_reach)
-    error = np.linalg.norm(tip_world - c.target_world, axis=1)
+    miss = (tip_world - c.target_world).T
+    # np.linalg.norm(axis=1)'s sum in its order (x, then y, then z; numpy 1.26 to 2.x), on whole coordinate rows:
+    # a reduction over rows of three costs ~3x more.
+    error = np.sqrt(miss[0] * miss[0] + miss[1] * miss[1] + miss[2] * miss[2])
     # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
     # curve (a few keys) instead of one key of noise per frame.
     error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
