@@ -9,7 +9,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, linked_data, posing, reduced_bake, takes
+from ..rigging import bake, bake_records, linked_data, posing, reduced_bake, takes
 from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..rigging.messages import say
@@ -192,8 +192,9 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             _local_actions(self, _armatures_of(rigs))
             progress.enter_substeps(len(rigs))
             keyed = []
+            lost = bake_records.LostUids()
             for rig, sol in zip(rigs, solutions, strict=True):
-                keyed.append(bake.write_solution(rig, sol, start, end))
+                keyed.append(bake.write_solution(rig, sol, start, end, lost=lost))
                 progress.step()
             progress.leave_substeps()
             # What Blender plays back from the new keys; the error curve and report carry the measured truth.

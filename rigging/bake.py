@@ -212,7 +212,7 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
 
 
 def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
-                   interpolation: str = "LINEAR") -> verification.Keyed:
+                   interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None) -> verification.Keyed:
     """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
 
     Every curve of the chain is found or created in one pass and each property's columns are written together
@@ -224,6 +224,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         start, end: the baked range, scene frames (keys go to the action's time, NLA tweak mode included).
         interpolation: the transform channels' (a reduced bake may ask for BEZIER); the error and flags curves
             keep theirs.
+        lost: one per bake, shared by its chains (:class:`bake_records.LostUids`).
 
     Returns:
         What was written, for :func:`verify_written`.
@@ -269,7 +270,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
             keyed[fc.as_pointer()] = columns[i]
             written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
-    bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced)
+    bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
     return verification.Keyed(times=frames, values=keyed)
 
 

@@ -165,8 +165,8 @@ def recorded_channels(armature: bpy.types.Object, chain: bpy.types.PropertyGroup
 
 
 def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, action: bpy.types.Action, handle: int,
-                written: Iterable[Written], start: float, end: float, replaced: Iterable[tuple[str, str, int]] = ()
-                ) -> None:
+                written: Iterable[Written], start: float, end: float, replaced: Iterable[tuple[str, str, int]] = (),
+                lost: LostUids | None = None) -> None:
     """Merge a bake into the chain's record in (action, slot).
 
     On every channel written, and every channel in ``replaced`` whose keys the bake removed, the recorded keys
@@ -179,8 +179,11 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         written: the keys written per channel.
         start, end: the baked range, action time (frames).
         replaced: (bone, prop, index) of the channels whose keys in range the bake removed.
+        lost: shared by the chains of one bake, so a chain without a uid looks for its records by name in one
+            pass over the actions for all of them (None: a pass of its own).
     """
-    uid = chain_uid(chain) or _adopt_uid(armature, chain) or chain_uid(chain, create=True)
+    uid = (chain_uid(chain) or (lost or LostUids()).adopt(armature, chain)
+           or chain_uid(chain, create=True))
     assert uid is not None
     by_tag = _bones_by_tag(armature)
     if action.get(RECORDS) is None:
@@ -226,19 +229,34 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         del channels[ckey]
 
 
-def _adopt_uid(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
-    """The uid of the chain's records when the chain lost it, set on the chain again.
+class LostUids:
+    """Finds the uid of a chain's records when the chain lost it, and sets it on the chain again.
 
     Blender drops add-on ID properties on a library override when the file is reopened; the records on the
-    shot's local action stay.
+    shot's local action stay. The actions' records are read once, on the first chain that needs them: a fresh
+    crowd bake has every chain without a uid, and a pass per chain over every action's records grew with the
+    square of the chains. The records a bake writes for its own chains carry their new uids and names, which no
+    other chain of an armature has (chain names are unique per armature), so they need not be looked at.
     """
-    for action in bpy.data.actions:
-        records: Any = action.get(RECORDS)
-        for key in (records or {}).keys():
-            if _belongs(records[key], key, None, chain, armature):
-                uid = chain[CHAIN_UID] = key.rpartition(":")[0]
-                return str(uid)
-    return None
+
+    def __init__(self) -> None:
+        self.by_name: dict[tuple[str, str], str] | None = None
+
+    def adopt(self, armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str | None:
+        """The uid the chain's records were written under (the first found), set on the chain; None if none."""
+        if self.by_name is None:
+            self.by_name = {}
+            for action in bpy.data.actions:
+                records: Any = action.get(RECORDS)
+                for key in (records or {}).keys():
+                    record = records[key]
+                    self.by_name.setdefault((str(record.get("armature")), str(record.get("chain"))),
+                                            key.rpartition(":")[0])
+        uid = self.by_name.get((armature.name, chain.name))
+        if uid is None:
+            return None
+        chain[CHAIN_UID] = uid
+        return str(uid)
 
 
 def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGroup,

@@ -36,8 +36,10 @@ _TRANSFER_DTYPE: dict[str, type] = {name: np.uint8 for name, _w, dtype in _KEY_A
 
 
 @functools.cache
+@functools.cache
 def _enum_value(prop: str, identifier: str) -> int:
-    """The RNA value of a ``Keyframe`` enum identifier (fixed for the session: looked up once).
+    """The RNA value of a ``Keyframe`` enum identifier (fixed for the session: looked up once, cached; an RNA
+    enum walk on every write of a bake cost more than the checks of its values).
 
     Raises:
         ValueError: ``identifier`` is not one of the enum's items.
@@ -219,8 +221,13 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     out = []
     for i, fcurve in enumerate(fcurves):
         keep = None if needed is None else needed[:, i]
-        co = np.empty((len(frames) if keep is None else int(np.count_nonzero(keep)), 2), dtype=np.float32)
-        co[:, 0], co[:, 1] = (frames32, values32[:, i]) if keep is None else (frames32[keep], values32[keep, i])
+        count = len(frames) if keep is None else int(np.count_nonzero(keep))
+        co = np.empty((count, 2), dtype=np.float32)
+        if count == len(frames):  # every key needed (a channel that moves on every frame): no mask to apply
+            co[:, 0], co[:, 1] = frames32, values32[:, i]
+        else:
+            # A column first, then the mask: indexing rows and a column at once costs half as much again.
+            co[:, 0], co[:, 1] = frames32[keep], values32[:, i][keep]
         _replace_range(fcurve, co, start, end, value)
         out.append(co)
     return out

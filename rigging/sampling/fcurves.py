@@ -153,11 +153,17 @@ class ChannelSampler:
     def close(self) -> None:
         """Remove the action copies and the scratch action."""
         for copy in self.copies.values():
-            bpy.data.actions.remove(copy)
+            _remove_action(copy)
         self.copies.clear()
         if self.scratch is not None:
-            bpy.data.actions.remove(self.scratch[0])
+            _remove_action(self.scratch[0])
             self.scratch = None
+
+
+def _remove_action(action: Any) -> None:
+    """Remove a temporary action; one nothing uses skips Blender's search of the file for its users (do_unlink),
+    ~50-300 µs per action in a crowd's file."""
+    bpy.data.actions.remove(action, do_unlink=action.users > 0)
 
 
 def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
