@@ -9,6 +9,8 @@ What these checks do not anticipate, the bake's verification pass (:mod:`verific
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 
@@ -60,7 +62,7 @@ def _influence(con: bpy.types.Constraint) -> str:
     return f"{con.influence:.3g}"
 
 
-def _check_constraints(rig: ChainRig) -> None:
+def _check_constraints(rig: ChainRig, reach: IkReach | None = None) -> None:
     arm = rig.armature
     chain_bones = set(rig.bone_names)
     for name in rig.bone_names:
@@ -69,19 +71,40 @@ def _check_constraints(rig: ChainRig) -> None:
                 raise ChainError(say(msg.CHAIN_CONSTRAINT, label=rig.label, bone=name, constraint=con.name,
                                      type=con.type.replace("_", " ").title(), influence=_influence(con)))
     # An IK or Spline IK of another bone moves every bone of its chain, ours included.
-    for pb in arm.pose.bones:
-        if pb.name in chain_bones:
+    for owner, con, moved in (ik_reach(arm) if reach is None else reach):
+        if owner in chain_bones:
             continue
+        for bone in moved:
+            if bone in chain_bones:
+                raise ChainError(say(msg.CHAIN_IK_CONSTRAINT, label=rig.label, bone=bone,
+                                     constraint=con.name, type=con.type.replace("_", " "), owner=owner))
+
+
+# (owner bone, constraint, the bones it moves from the owner up), in pose bone and constraint order.
+IkReach = list[tuple[str, bpy.types.Constraint, list[str]]]
+
+
+def ik_reach(armature: bpy.types.Object) -> IkReach:
+    """The acting IK and Spline IK constraints of the armature and the bones each moves.
+
+    The same for every chain of the armature: the live preview reads it once per update for all of them
+    (scanning every pose bone's constraints per chain cost ~50 µs a chain).
+
+    Returns:
+        (owner bone, constraint, the bones it moves in order from the owner's end up), in pose bone order.
+    """
+    reach: IkReach = []
+    for pb in armature.pose.bones:
         for con in pb.constraints:
-            if con.type not in ("IK", "SPLINE_IK") or not _acting(arm, pb.name, con):
+            if con.type not in ("IK", "SPLINE_IK") or not _acting(armature, pb.name, con):
                 continue
             bone = pb.bone if getattr(con, "use_tail", True) else pb.bone.parent
-            count = 0
+            moved, count = [], 0
             while bone is not None and (con.chain_count == 0 or count < con.chain_count):
-                if bone.name in chain_bones:
-                    raise ChainError(say(msg.CHAIN_IK_CONSTRAINT, label=rig.label, bone=bone.name,
-                                         constraint=con.name, type=con.type.replace("_", " "), owner=pb.name))
+                moved.append(bone.name)
                 bone, count = bone.parent, count + 1
+            reach.append((pb.name, con, moved))
+    return reach
 
 
 def _moves_chain(rig: ChainRig, bone: str, prop: str) -> bool:
@@ -127,7 +150,7 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
     an earlier bake of this chain wrote excepted), else its current value; None when it is at rest."""
     armature = rig.armature
     pb = armature.pose.bones[bone]
-    current = np.array(getattr(pb, prop), dtype=np.float64)
+    current = [float(v) for v in getattr(pb, prop)]  # floats: numpy's call overhead is most of this check
     path = f"{_prefix(bone)}.{prop}"
     if path in _previously_baked(rig.chain):
         return None
@@ -150,9 +173,15 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
             value = float(co[off[0], 1]) if len(off) else float(co[0, 1])
             return f"{prop}[{i}] = {value:.4g}", say(msg.AT_KEY, frame=f"{frame:g}")
     # An animated channel plays its keys: its current value is one of them, not a setting of its own.
-    if not animated and np.abs(current - rest).max() > REST_TOLERANCE:
+    if not animated and _max_off(current, rest) > REST_TOLERANCE:
         return "(" + ", ".join(f"{v:.4g}" for v in current) + ")", say(msg.AT_REST_VALUE)
     return None
+
+
+def _max_off(values: list[float], rest: float) -> float:
+    """``np.abs(values - rest).max()`` in floats (NaN when a value is NaN, as numpy's max gives it)."""
+    diffs = [abs(v - rest) for v in values]
+    return math.nan if any(d != d for d in diffs) else max(diffs)
 
 
 def _baked_keys(rig: ChainRig, bone: str, prop: str) -> dict[int, np.ndarray]:
@@ -196,16 +225,21 @@ def _check_pose_channels(rig: ChainRig) -> None:
                                      where=found[1]))
 
 
-def check_chain_inputs(rig: ChainRig) -> None:
+def check_chain_inputs(rig: ChainRig, reach: IkReach | None = None) -> None:
     """Refuse constraints, drivers, pose scales and locations that act on the chain's bones unmodelled.
 
     Muted constraints, and those at influence 0 that is not animated, do not count; neither do muted drivers
     or a connected bone's location (Blender ignores it).
 
+    Args:
+        rig: the chain.
+        reach: :func:`ik_reach` of the armature as it is now, when the caller shares it between chains (None:
+            read here).
+
     Raises:
         ChainError: naming the bone and the constraint, driver path or channel (and its value) at fault.
     """
-    _check_constraints(rig)
+    _check_constraints(rig, reach)
     _check_drivers(rig)
     _check_pose_channels(rig)
 
@@ -270,7 +304,7 @@ def _parent_may_scale(rig: ChainRig) -> bool:
     bone = arm.data.bones[rig.bone_names[0]].parent
     while bone is not None:
         pb = arm.pose.bones[bone.name]
-        scaled = np.abs(np.array(pb.scale) - 1.0).max() > REST_TOLERANCE
+        scaled = _max_off([float(v) for v in pb.scale], 1.0) > REST_TOLERANCE
         if scaled or _path_animated(arm, f"{_prefix(bone.name)}.scale") or any(not c.mute for c in pb.constraints):
             return True
         bone = bone.parent

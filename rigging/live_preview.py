@@ -252,7 +252,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 rest = _rest_fingerprint(armature, rig)
                 check_target(armature, chain)
             # The same refusals as the bake: constraints, drivers and scales the solve does not model.
-            chain_checks.check_chain_inputs(rig)
+            chain_checks.check_chain_inputs(rig, None if shared is None else shared.ik_reach)
             reach.check(rig)
         frame = float(scene.frame_current)
         reads = live_solve.read_inputs(rig, depsgraph, frame, shared)
@@ -348,20 +348,23 @@ def _is_user_scene(scene: bpy.types.Scene) -> bool:
     return wm is not None and any(win.scene == scene for win in wm.windows)
 
 
-def _lineage(obj: bpy.types.Object | None) -> list[str]:
-    names = []
+def _concerns(chain: bpy.types.PropertyGroup, updated: set[str]) -> bool:
+    """Whether an update of the datablocks named ``updated`` can change the chain's solve or pose.
+
+    Asked only when the armature (object and data) is not among them (``refresh`` knows that already).
+    """
+    # The target first: in a drag it is the one that moved, and the other pointers need not be read.
+    return (_moved(chain.target, updated) or _moved(chain.pole, updated)
+            or _moved(chain.space_object, updated))
+
+
+def _moved(obj: bpy.types.Object | None, updated: set[str]) -> bool:
+    """Whether ``obj`` or one of its parents is among the ``updated`` names."""
     while obj is not None:
-        names.append(obj.name)
+        if obj.name in updated:
+            return True
         obj = obj.parent
-    return names
-
-
-def _concerns(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, updated: set[str]) -> bool:
-    """Whether an update of the datablocks named ``updated`` can change the chain's solve or pose."""
-    if armature.name in updated or armature.data.name in updated:
-        return True
-    related = [*_lineage(chain.target), *_lineage(chain.pole), *_lineage(chain.space_object)]
-    return any(name in updated for name in related)
+    return False
 
 
 def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set[str] | None = None) -> None:
@@ -394,7 +397,7 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
         touched = updated is None or armature.name in updated or armature.data.name in updated
         shared = None  # read when a chain needs it, once for all the armature's chains
         for chain in chains:
-            if not touched and (armature.name, chain.name) in _cache and not _concerns(armature, chain, updated):
+            if not touched and (armature.name, chain.name) in _cache and not _concerns(chain, updated):
                 continue
             if shared is None:
                 shared = live_solve.ArmatureReads(armature, depsgraph)

@@ -15,6 +15,8 @@ are the live preview's cheap fingerprint of "nothing moved".
 
 from __future__ import annotations
 
+import functools
+import inspect
 import itertools
 import math
 from dataclasses import dataclass
@@ -25,12 +27,19 @@ import numpy as np
 
 from .. import solver
 from ..solver.chain_step import ERROR_RESOLUTION, NON_FINITE, limits_of, strategy_options
+from ..solver.options import Options
+from ..solver.two_bone.arguments import cached_options, single_bend
+from ..solver.two_bone.single_frame import solve_single
+from . import chain_checks
 from .chain_solve import ChainSamples, ChainSolution, solve_chain
 from .rig import ChainRig
 
 Rows = tuple[tuple[float, ...], ...]  # a 4x4 matrix as Blender's rows
 _VALID = np.ones(1, dtype=bool)  # every solution's ``valid`` (the fast path runs on finite inputs only)
 _VALID.flags.writeable = False
+# solve_two_bone's defaults of the options the live solve leaves alone (eps, zero_distance, pole_deadzone, ...).
+_SOLVER_DEFAULTS = {name: p.default for name, p in inspect.signature(solver.solve_two_bone).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
 
 
 class FrameInputs(NamedTuple):
@@ -75,9 +84,10 @@ def _rows(m: Any) -> Rows:
 class ArmatureReads:
     """What every chain of one armature reads alike in one update, read once for all of them.
 
-    The evaluated armature, its world matrix and the pose matrices of the chains' parent bones, of one
-    depsgraph state: made per update (by ``live_preview.refresh``), never kept. Read on first use, inside the
-    first chain's :func:`read_inputs` (whose errors the preview reports per chain).
+    The evaluated armature, its world matrix, the pose matrices of the chains' parent bones and the IK
+    constraints that move its bones, of one depsgraph state: made per update (by ``live_preview.refresh``),
+    never kept. Read on first use, inside the first chain's :func:`read_inputs` (whose errors the preview
+    reports per chain).
     """
 
     def __init__(self, armature: bpy.types.Object, depsgraph: bpy.types.Depsgraph) -> None:
@@ -85,6 +95,7 @@ class ArmatureReads:
         self._evaluated: Any = None
         self._world: Rows | None = None
         self._parents: dict[str, Rows] = {}
+        self._ik_reach: chain_checks.IkReach | None = None
 
     @property
     def evaluated(self) -> Any:
@@ -99,6 +110,13 @@ class ArmatureReads:
         if self._world is None:
             self._world = _rows(self.evaluated.matrix_world)
         return self._world
+
+    @property
+    def ik_reach(self) -> chain_checks.IkReach:
+        """The armature's acting IK constraints and the bones they move (:func:`chain_checks.ik_reach`)."""
+        if self._ik_reach is None:
+            self._ik_reach = chain_checks.ik_reach(self._armature)
+        return self._ik_reach
 
     def parent(self, name: str) -> Rows:
         """The pose matrix (armature space) of bone ``name``."""
@@ -151,7 +169,8 @@ class FrameSolver:
         self._last: tuple[Any, _Shoulder] | None = None
         # The settings are the rig's (a settings change reads a new rig): what the solver takes of them.
         self._limits = limits_of(rig)
-        self._options: tuple[float, dict[str, Any]] | None = None  # (world scale, the solver's keywords)
+        # (world scale, the resolved options, the bend): what solve_two_bone would resolve on every call
+        self._options: tuple[float, Options, int] | None = None
 
     def made_for(self, rig: ChainRig) -> bool:
         """Whether ``rig`` is the rig this was made from.
@@ -240,14 +259,16 @@ class FrameSolver:
             d0, d1, d2 = p[0] - o0, p[1] - o1, p[2] - o2
             return wx0 * d0 + wx1 * d1 + wx2 * d2, wy0 * d0 + wy1 * d1 + wy2 * d2
 
-        a, b = self.lengths
         world_scale = sh.world_scale
         if self._options is None or self._options[0] != world_scale:
-            self._options = (world_scale, self._keywords(rig, world_scale))
-        # chain_step._solve_one's call for one frame (a single target is not filtered: no smoothing).
-        result = solver.solve_two_bone(np.array(to_2d(inputs.target)), a, b,
-                                       pole=None if inputs.pole is None else to_2d(inputs.pole), previous=previous,
-                                       **self._options[1])
+            self._options = (world_scale, *self._resolved(rig, world_scale))
+        # chain_step._solve_one's call for one frame (a single target is not filtered: no smoothing), as
+        # solve_two_bone runs it for a (2,) target, without re-resolving its options on every drag update.
+        tx, ty = to_2d(inputs.target)
+        pole = None if inputs.pole is None else to_2d(inputs.pole)
+        if not math.isfinite(tx + ty + (0.0 if pole is None else pole[0] + pole[1])):
+            return None  # solve_two_bone would refuse it: solve_chain's fallback says why
+        result = solve_single(tx, ty, self._options[1], self._options[2], pole, previous)
         (u, v), (su, sv) = result.end.tolist(), result.solved_target.tolist()
         tip = (o0 + u * ex0 + v * ey0, o1 + u * ex1 + v * ey1, o2 + u * ex2 + v * ey2)
         solved = (o0 + su * ex0 + sv * ey0, o1 + su * ex1 + sv * ey1, o2 + su * ex2 + sv * ey2)
@@ -270,7 +291,7 @@ class FrameSolver:
         sol.__dict__.update(
             frames=flat[0:1], valid=_VALID, deltas=flat[1:3].reshape(1, 2),
             root_offset=flat[3:6].reshape(1, 3), stretch=flat[6:7], error=flat[7:8],
-            flags=np.array([int(result.flags)], dtype=np.int64), sensitivity=flat[8:9],
+            flags=_flags(int(result.flags)), sensitivity=flat[8:9],
             tip_world=flat[9:12].reshape(1, 3), target_world=flat[12:15].reshape(1, 3),
             solved_target_world=flat[15:18].reshape(1, 3), base=sh.base, state=result.state,
             armature_world=sh.armature, parent_frame=sh.parent_frame, rotations=None, scale=None)
@@ -282,6 +303,23 @@ class FrameSolver:
         return {"bend": int(s.bend), "limits": self._limits, "inner_softness": float(s.inner_softness),
                 "root_smoothing": 0, "softness": float(s.softness), "smoothing": None,
                 **strategy_options(s, world_scale)}
+
+    def _resolved(self, rig: ChainRig, world_scale: float) -> tuple[Options, int]:
+        """The options and the bend ``solve_two_bone`` resolves from :meth:`_keywords` for a single target.
+
+        Resolved once per world scale: on a drag update the resolution (argument tuple, cache lookup, target
+        array) cost a third of the solve.
+
+        Raises:
+            ValueError: the bend is not +1 or -1 (as ``solve_two_bone`` raises it).
+        """
+        kw = {**_SOLVER_DEFAULTS, **self._keywords(rig, world_scale)}
+        a, b = self.lengths
+        opts = cached_options(float(a), float(b), kw["softness"], kw["inner_softness"], kw["eps"],
+                              kw["zero_distance"], kw["pole_deadzone"], kw["limits"], kw["strategy"],
+                              kw["max_root_offset"], kw["root_smoothing"], kw["stretch_range"],
+                              kw["initial_direction"])
+        return opts, single_bend(kw["bend"])
 
 
 @dataclass(frozen=True)
@@ -297,6 +335,14 @@ class _Shoulder:
     base: np.ndarray  # (1, 4, 4) read-only views, shared by the solutions of this frame
     armature: np.ndarray
     parent_frame: np.ndarray | None
+
+
+@functools.lru_cache(maxsize=256)
+def _flags(flags: int) -> np.ndarray:
+    """A solution's ``(1,)`` int64 flags, shared read-only (a solution's arrays are not written to)."""
+    arr = np.array([flags], dtype=np.int64)
+    arr.flags.writeable = False
+    return arr
 
 
 def _finite(inputs: FrameInputs) -> bool:

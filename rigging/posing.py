@@ -13,7 +13,7 @@ from .chain_solve import ChainSolution, channel_values
 from .rig import ChainRig
 
 _TWO_PI = 2.0 * math.pi
-_FAST_MODES = ("QUATERNION", "AXIS_ANGLE")
+_FAST_MODES = frozenset(("QUATERNION", "AXIS_ANGLE"))
 
 
 def _unit(axis: list[float]) -> tuple[float, float, float]:
@@ -62,9 +62,9 @@ def apply_frame(rig: ChainRig, sol: ChainSolution, index: int = -1) -> tuple[flo
     modes = [pb.rotation_mode for pb in bones]
     deltas = sol.deltas[index].tolist()
     # A blend with FK keys (IK influence) or a non-uniform scale (Preserve Volume) is written as channel_values
-    # gives it.
+    # gives it; so are Euler modes and non-finite angles (a NaN or inf makes the sum so; angles never overflow).
     blended = sol.rotations is not None or sol.scale is not None
-    if blended or not all(m in _FAST_MODES for m in modes) or not all(math.isfinite(d) for d in deltas):
+    if blended or not _FAST_MODES.issuperset(modes) or not math.isfinite(sum(deltas)):
         return _apply_channels(rig, sol, index, bones, modes)
     # Quaternions and axis-angles in floats (a drag poses every chain on every update); the channels besides the
     # rotations are the ones ChainDescription.owned_channels lists, in its order.
