@@ -244,6 +244,17 @@ def enter_pose_mode(rig: ArmRig, active_bone: str | None = None) -> None:
         rig.armature.data.bones.active = rig.armature.data.bones[active_bone]
 
 
+def pose_mode_together(armatures: list[bpy.types.Object]) -> None:
+    """The armatures (only they) selected and in one multi-object pose mode, the first active: the bake and Clear
+    operators then act on every chain of each."""
+    if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj in armatures)
+    bpy.context.view_layer.objects.active = armatures[0]
+    bpy.ops.object.mode_set(mode="POSE")
+
+
 def add_chain(rig: ArmRig, target: bpy.types.Object | None = None, **props: object) -> bpy.types.PropertyGroup:
     """``pose.soft_ik_add_chain`` with the lower bone active and ``target`` selected; returns the new chain."""
     enter_pose_mode(rig, rig.lower)

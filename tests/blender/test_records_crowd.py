@@ -13,16 +13,6 @@ from test_actions_and_clear import all_actions, assert_same, clear, setup
 FRAME = 25  # baked by both bakes
 
 
-def _pose_mode_together(armatures: list[bpy.types.Object]) -> None:
-    """Both armatures in one pose mode, so the bake and Clear operators act on every chain of both."""
-    if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(obj in armatures)
-    bpy.context.view_layer.objects.active = armatures[0]
-    bpy.ops.object.mode_set(mode="POSE")
-
-
 def _key_at(rig: rigs.ArmRig, frame: int) -> bpy.types.Keyframe:
     fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "rotation_quaternion"), 0)
     assert fc is not None
@@ -39,7 +29,7 @@ def test_characters_whose_chains_lost_their_uids_each_find_their_records(empty_f
     assert chain_a.name == chain_b.name  # only the armature tells their records apart
     armatures = [rig_a.armature, rig_b.armature]
     before = all_actions()
-    _pose_mode_together(armatures)
+    rigs.pose_mode_together(armatures)
     assert bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=30) == {"FINISHED"}
     first = {rig.armature.name: float(_key_at(rig, FRAME).co[1]) for rig in (rig_a, rig_b)}
     for chain in (chain_a, chain_b):
@@ -51,13 +41,13 @@ def test_characters_whose_chains_lost_their_uids_each_find_their_records(empty_f
                 kp.handle_left[1] *= 0.9
                 kp.handle_right[1] *= 0.9
             fc.update()
-    _pose_mode_together(armatures)
+    rigs.pose_mode_together(armatures)
     assert bpy.ops.pose.soft_ik_bake(frame_start=20, frame_end=40) == {"FINISHED"}
     for rig in (rig_a, rig_b):
         key = _key_at(rig, FRAME)
         assert key.co[1] != first[rig.armature.name]
         key.co[1] = first[rig.armature.name]  # the user's key now, though it has the first bake's value
-    _pose_mode_together(armatures)
+    rigs.pose_mode_together(armatures)
     assert clear() == {"FINISHED"}
     after = all_actions()
     for rig in (rig_a, rig_b):

@@ -84,10 +84,7 @@ def test_chains_verified_together_where_only_one_armature_must_be_stepped(
             np.testing.assert_array_equal(getattr(together[k], field), getattr(alone, field))
 
     # One bake of both armatures: Blender's playback is what is keyed, the rest-pose chain alone is warned.
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(obj in (plain.armature, rest.armature))
-    bpy.context.view_layer.objects.active = plain.armature
-    bpy.ops.object.mode_set(mode="POSE")
+    rigs.pose_mode_together([plain.armature, rest.armature])
     capfd.readouterr()
     assert bpy.ops.pose.soft_ik_bake(frame_start=FRAMES[0], frame_end=FRAMES[-1]) == {"FINISHED"}
     out = capfd.readouterr().out
