@@ -163,21 +163,12 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
     values = np.asarray(values, dtype=np.float64).ravel()
     if frames.shape != values.shape:
         raise ValueError(f"{len(frames)} frames but {len(values)} values")
-    if end < start:
-        raise ValueError(f"end frame {end} is before start frame {start}")
-    if not (np.all(np.isfinite(frames)) and np.all(np.isfinite(values))):
-        raise ValueError(f"non-finite frame or value for {fcurve.data_path}[{fcurve.array_index}]")
-    if np.any((frames < start) | (frames > end)):
-        raise ValueError(f"frames must lie inside [{start}, {end}]")
     if not (frames[1:] > frames[:-1]).all():  # a bake's frames come in order: no sort to pay for
         order = np.argsort(frames, kind="stable")
         frames, values = frames[order], values[order]
-    co = np.empty((len(frames), 2), dtype=np.float32)
-    co[:, 0], co[:, 1] = frames, values
-    if np.any(np.diff(co[:, 0]) <= 0):
+    if np.any(np.diff(frames.astype(np.float32)) == 0):  # distinct frames may round to one float32 frame
         raise ValueError("duplicate frames")
-    _replace_range(fcurve, co, start, end, _enum_value("interpolation", interpolation))
-    return co
+    return write_columns([fcurve], frames, values[:, None], start=start, end=end, interpolation=interpolation)[0]
 
 
 def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any, needed: np.ndarray | None = None,
@@ -210,7 +201,8 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     if end < start:
         raise ValueError(f"end frame {end} is before start frame {start}")
     if not (np.isfinite(frames).all() and np.isfinite(values).all()):
-        raise ValueError("non-finite frame or value")
+        paths = ", ".join(f"{fc.data_path}[{fc.array_index}]" for fc in fcurves)
+        raise ValueError(f"non-finite frame or value for {paths}")
     if len(frames) and (frames[0] < start or frames[-1] > end):
         raise ValueError(f"frames must lie inside [{start}, {end}]")
     frames32 = frames.astype(np.float32)
