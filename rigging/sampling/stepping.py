@@ -48,33 +48,32 @@ def _step_frames(
     # RNA float arrays. foreach_get copies the stored float32 values (column-major, as Blender keeps them) in one
     # call: ~1 µs per matrix where converting a mathutils Matrix costs ~25 µs on Blender 4.2 (no buffer protocol).
     evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
-    worlds = {obj: ev.path_resolve("matrix_world", False) for obj, ev in evaluated.items()}
-    reads = []  # per request: (rows of ``raw`` to fill, the arrays to read, the request's index in ``out``)
-    for (obj, bone, kind), i in zip(requests, idx, strict=True):
-        arrays = [worlds[obj]] if bone is None else []
+    arrays: dict[tuple[Any, str | None], Any] = {}  # (object, None or bone) -> its matrix, each read once a frame
+    for obj, bone, kind in requests:
+        if bone is None or kind != "ARMATURE":
+            arrays.setdefault((obj, None), evaluated[obj].path_resolve("matrix_world", False))
         if bone is not None:
-            pose = evaluated[obj].pose.bones[bone].path_resolve("matrix", False)
-            arrays = [pose] if kind == "ARMATURE" else [worlds[obj], pose]
-        reads.append((arrays, i))
-    raw = [np.empty((len(frames), len(arrays), 16), dtype=np.float32) for arrays, _i in reads]
-    finite = np.array([math.isfinite(f) for f in frames.tolist()], dtype=bool)
-    for f_i, frame in enumerate(frames.tolist()):
-        if not finite[f_i]:
-            continue
-        whole = math.floor(frame)
-        step(whole, frame - whole)
-        for (arrays, _i), buffer in zip(reads, raw, strict=True):
-            for k, array in enumerate(arrays):
-                array.foreach_get(buffer[f_i, k])
-    for (arrays, i), buffer in zip(reads, raw, strict=True):
-        matrices = buffer.reshape(len(frames), len(arrays), 4, 4).transpose(0, 1, 3, 2).astype(np.float64)
-        if len(arrays) == 1:
-            out[i] = matrices[:, 0]
+            arrays.setdefault((obj, bone), evaluated[obj].pose.bones[bone].path_resolve("matrix", False))
+    raw = {key: np.empty((len(frames), 16), dtype=np.float32) for key in arrays}
+    values = frames.tolist()
+    finite = np.array([math.isfinite(f) for f in values], dtype=bool)
+    for f_i, frame in enumerate(values):
+        if finite[f_i]:
+            whole = math.floor(frame)
+            step(whole, frame - whole)
+            for key, array in arrays.items():
+                array.foreach_get(raw[key][f_i])
+    # Column-major float32 as stored, to row-major float64 (exact).
+    matrices = {key: buffer.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64) for key, buffer in raw.items()}
+    for (obj, bone, kind), i in zip(requests, idx, strict=True):
+        if bone is None or kind == "ARMATURE":
+            out[i] = matrices[(obj, bone)]
         else:
             # Multiply in float64 (mathutils would round the product to float32), one 2D product per frame: a
             # stacked matmul may sum in another order.
-            for f_i in range(len(frames)):
-                out[i, f_i] = matrices[f_i, 0] @ matrices[f_i, 1]
+            world, pose = matrices[(obj, None)], matrices[(obj, bone)]
+            for f_i in range(len(values)):
+                out[i, f_i] = world[f_i] @ pose[f_i]
         out[i, ~finite] = np.nan
 
 
