@@ -256,7 +256,7 @@ def solve_single(
                 s, e = s_new, e_new
                 flags |= lim_flags
     elif limits is not None and opts.strategy is Strategy.STRETCH and flags & _LIMITED:
-        tol = 1e-9 * total
+        tol = max(1e-9 * total, 2.0 * opts.eps)  # as in strategies.apply_stretch
         _, _, end_x, end_y = fk(s, e, a, b, 0.0, 0.0, FLOATS)
         best = math.sqrt(dist2(end_x, end_y, sx, sy))
         chosen = 0

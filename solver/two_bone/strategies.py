@@ -132,7 +132,9 @@ def apply_stretch(out: Frames, opts: Options) -> FloatArray:
     if limited.size == 0 or opts.limits is None:
         return scale
     a, b = opts.a, opts.b
-    tol = 1e-9 * opts.total
+    # A miss within the reach margin (eps: the target is held that far inside full reach) is not worth a
+    # stretch: with a tie tolerance equal to the margin, rounding decided such ties.
+    tol = max(1e-9 * opts.total, 2.0 * opts.eps)
     n_cands = 4 if opts.limits.shoulder is not None else 2
     chunk = max(1, LIMIT_CHUNK // n_cands)
     for start in range(0, limited.size, chunk):

@@ -77,6 +77,10 @@ def _near_a_limit(res: object, limits: JointLimits | None) -> bool:
     "bend": 1, "pole": None, "softness": 0.0, "inner_softness": 0.0,
     "limits": JointLimits(shoulder=(0.0, 2.0), elbow=(0.0, 0.6)), "strategy": "move_root",
     "previous": SolverState(direction=(1.0, 0.0), bend=1, root_offset=(0.0, 1e-06))}))
+@example((1.0, 0.984375, (1.7414528962512084, 0.9513600531677153), {  # found by hypothesis: a target at full reach
+    "bend": -1, "pole": None, "softness": 0.0, "inner_softness": 0.0,  # on the elbow's limit; the paths split on
+    "limits": JointLimits(shoulder=(0.0, 1.0), elbow=(0.0, 0.6)), "strategy": "stretch",  # stretching 1e-9
+    "previous": None}))
 def test_single_target_agrees_with_the_vectorized_path(case: tuple) -> None:
     a, b, target, options = case
     single = solve_two_bone(np.array(target), a, b, **options)
