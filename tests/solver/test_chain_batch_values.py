@@ -1,0 +1,103 @@
+"""Issue 17: values computed for all chains of a solve at once equal the ones computed chain by chain, bit for bit.
+
+The bake's quaternion channels come from :func:`solver.chain_channels.with_quaternions` (one pass over every
+chain's frames, :func:`solver.rotations.quaternions_about_axes`); :func:`channel_values` without them computes
+each bone's own. Randomized mixed chains (two-bone, CCD, FABRIK, limits, strategies, stretch to reach, poles,
+invalid frames), every rotation mode, with and without the keys before the range (``previous``), angle steps
+past pi (the unwrapping path) and non-finite angles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from solver.chain_channels import channel_values, with_quaternions
+from solver.chain_step import ChainSolution, solve_chains
+from solver.rotations import quaternions_about_axes, quaternions_about_axis
+from tests.solver.test_chain_step_speedup import FRAMES, random_description, random_samples
+
+MODES = ("QUATERNION", "QUATERNION", "XYZ", "ZXY", "AXIS_ANGLE")
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """The array's float64 bit patterns (so -0.0 differs from 0.0 and NaNs compare)."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def assert_same_values(new: list, old: list, label: str) -> None:
+    assert [(c.bone, c.prop, c.interpolation) for c in new] == [(c.bone, c.prop, c.interpolation) for c in old]
+    for a, b in zip(new, old, strict=True):
+        assert a.values.shape == b.values.shape, f"{label} {a.bone} {a.prop}"
+        np.testing.assert_array_equal(bits(a.values), bits(b.values), err_msg=f"{label} {a.bone} {a.prop}")
+
+
+def without(sol: ChainSolution) -> ChainSolution:
+    return dataclasses.replace(sol, quaternions=None)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batched_quaternions_equal_each_chains_own(seed: int) -> None:
+    rng = np.random.default_rng(1800 + seed)
+    cases = [seed * 10 + c for c in range(10)]
+    rigs = [random_description(rng, c) for c in cases]
+    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
+    frames = np.arange(1.0, FRAMES + 1.0)
+    solutions = solve_chains(rigs, frames, samples, sensitivity=False, solved_targets=False)
+    # Some chains' angles jump past pi or hold a NaN: the per-column unwrapping path, and the sign from the
+    # first finite frame.
+    for k in (1, 4):
+        deltas = solutions[k].deltas.copy()
+        deltas[FRAMES // 2:, 0] += 4.0 * (k - 2)
+        if k == 4:
+            deltas[:3, -1] = np.nan
+        solutions[k] = dataclasses.replace(solutions[k], deltas=deltas)
+    modes = [[str(rng.choice(MODES)) for _ in rig.bone_names] for rig in rigs]
+    modes[0] = ["QUATERNION"] * len(rigs[0].bone_names)
+    modes[4] = ["QUATERNION"] * len(rigs[4].bone_names)  # the NaN frames: the sign from the first finite one
+    batched = with_quaternions(rigs, solutions, modes)
+    assert batched[0].quaternions is not None
+    for k, (rig, sol) in enumerate(zip(rigs, batched, strict=True)):
+        before = [rng.normal(size=3 if m not in ("QUATERNION", "AXIS_ANGLE") else 4) for m in modes[k]]
+        for previous in (None, before, [-p for p in before]):
+            assert_same_values(channel_values(rig, sol, modes[k], previous),
+                               channel_values(rig, without(sol), modes[k], previous), f"seed {seed} chain {k}")
+        # One frame (the Solve operator's posing) computes its own values.
+        assert_same_values(channel_values(rig, sol, modes[k], None, index=7),
+                           channel_values(rig, without(sol), modes[k], None, index=7), f"chain {k} frame 7")
+
+
+def test_precomputed_quaternions_are_not_used_for_other_deltas() -> None:
+    """A solution given other deltas (dataclasses.replace, as the IK influence's blend does) computes its own."""
+    rng = np.random.default_rng(5)
+    rig = random_description(rng, 0)
+    sol = solve_chains([rig], np.arange(1.0, FRAMES + 1.0), [random_samples(rng, rig, 0)])[0]
+    (ready,) = with_quaternions([rig], [sol], [["QUATERNION", "QUATERNION"]])
+    moved = dataclasses.replace(ready, deltas=ready.deltas + 0.25)
+    assert_same_values(channel_values(rig, moved, ["QUATERNION"] * 2),
+                       channel_values(rig, without(moved), ["QUATERNION"] * 2), "other deltas")
+    fresh = channel_values(rig, without(moved), ["QUATERNION"] * 2)
+    stale = channel_values(rig, ready, ["QUATERNION"] * 2)
+    assert not np.array_equal(fresh[0].values, stale[0].values)
+
+
+@pytest.mark.parametrize("frames", [1, 2, 141, 2000])
+def test_quaternions_about_axes_equal_the_one_column_function(frames: int) -> None:
+    """Column lengths that leave SIMD tails, several passes (ANGLES_AT_ONCE), steps past pi and NaNs."""
+    rng = np.random.default_rng(frames)
+    columns = 13
+    deltas = np.cumsum(rng.normal(0.0, 0.3, (columns, frames)), axis=1)
+    deltas[2, frames // 2:] += 7.0
+    deltas[3, :1] = np.nan
+    deltas[4] = -0.0
+    axes = rng.normal(size=(columns, 3))
+    q = quaternions_about_axes(axes, deltas)
+    for c in range(columns):
+        np.testing.assert_array_equal(bits(q[c]), bits(quaternions_about_axis(axes[c], deltas[c])), err_msg=str(c))
+    plain = np.cumsum(rng.normal(0.0, 0.01, (columns, frames)), axis=1)  # the no-shift path for every column
+    plain[5] = -0.0  # which that path turns into 0.0 after the first frame, as np.unwrap does
+    q = quaternions_about_axes(axes, plain)
+    for c in range(columns):
+        np.testing.assert_array_equal(bits(q[c]), bits(quaternions_about_axis(axes[c], plain[c])), err_msg=str(c))
