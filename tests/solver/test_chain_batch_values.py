@@ -101,3 +101,84 @@ def test_quaternions_about_axes_equal_the_one_column_function(frames: int) -> No
     q = quaternions_about_axes(axes, plain)
     for c in range(columns):
         np.testing.assert_array_equal(bits(q[c]), bits(quaternions_about_axis(axes[c], plain[c])), err_msg=str(c))
+
+
+SOLUTION_ARRAYS = ("frames", "valid", "flags", "deltas", "root_offset", "stretch", "error", "sensitivity",
+                   "tip_world", "target_world", "solved_target_world", "base", "armature_world", "parent_frame",
+                   "scale")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batched_solutions_equal_the_frozen_step_bit_for_bit(seed: int) -> None:
+    """The solutions built for all chains at once (solver.chain_results), against the frozen chain-by-chain
+    step: every array's bits (a -0.0 for a 0.0 fails here), chains of every kind mixed in one solve, frames
+    with non-finite inputs, one frame."""
+    from tests.solver import frozen_chain_step as before
+
+    rng = np.random.default_rng(1810 + seed)
+    cases = [seed * 15 + c for c in range(15)]
+    rigs = [random_description(rng, c) for c in cases]
+    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
+    frames = np.arange(1.0, FRAMES + 1.0)
+    for sl, lean in ((slice(None), False), (slice(None), True), (slice(9, 10), False)):
+        part = [dataclasses.replace(s, **{f: None if getattr(s, f) is None else getattr(s, f)[sl]
+                                          for f in ("armature", "target", "parent", "pole", "upper_location")})
+                for s in samples]
+        if sl.start is not None:
+            part = [p for p in part if np.isfinite(p.target).all()]
+        chosen = rigs[:len(part)] if sl.start is None else [r for r, s in zip(rigs, samples, strict=True)
+                                                          if np.isfinite(s.target[sl]).all()]
+        kw = {"sensitivity": False, "solved_targets": False} if lean else {}
+        new = solve_chains(chosen, frames[sl], part, **kw)
+        old = before.solve_chains(chosen, frames[sl], part)  # type: ignore[arg-type]
+        for k, (a, b) in enumerate(zip(new, old, strict=True)):
+            for name in SOLUTION_ARRAYS:
+                if lean and name in ("sensitivity", "solved_target_world"):  # not computed on the bake path
+                    continue
+                x, y = getattr(a, name), getattr(b, name)
+                assert (x is None) == (y is None), f"chain {k} {name}"
+                if x is not None:
+                    np.testing.assert_array_equal(bits(np.asarray(x)), bits(np.asarray(y)),
+                                                  err_msg=f"seed {seed} chain {k} {name} lean {lean}")
+
+
+def test_pose_deltas_unwrap_each_chain_as_np_unwrap_does() -> None:
+    """Per chain np.unwrap(angles - rest, axis=0), bits included (it turns a -0.0 after the first frame into
+    0.0), whether or not the other chains of the stack need shifting."""
+    from solver.chain_results import pose_deltas
+
+    rng = np.random.default_rng(11)
+    rigs = [random_description(rng, c) for c in (0, 1, 2, 3, 5)]  # two-bone and CCD/FABRIK (3 bones)
+    rigs[:2] = [dataclasses.replace(r, rest_angles=np.zeros(len(r.bone_names))) for r in rigs[:2]]
+    for jump in (False, True):
+        angles = []
+        for k, rig in enumerate(rigs):
+            a = np.cumsum(rng.normal(0.0, 0.2, (FRAMES, len(rig.bone_names))), axis=0)
+            a[::3] = -0.0  # -0.0 - 0.0 = -0.0: such deltas every third frame of the chains at rest angle 0
+            if jump and k % 2:
+                a[FRAMES // 2:, 0] += 5.0
+            angles.append(a)
+        got = pose_deltas(rigs, [tuple(a.T) for a in angles], FRAMES)
+        for k, rig in enumerate(rigs):
+            want = np.unwrap(angles[k] - rig.rest_angles, axis=0)
+            np.testing.assert_array_equal(bits(got[k]), bits(want), err_msg=f"chain {k} jump {jump}")
+
+
+def test_tip_errors_floor_is_each_chains_own() -> None:
+    """The error below float32 resolution of each chain's own length and world scale is 0, above it kept."""
+    from solver.chain_results import ERROR_RESOLUTION, tip_errors
+
+    rng = np.random.default_rng(12)
+    rigs = [random_description(rng, c) for c in range(4)]
+    scale = np.array([0.5, 1.0, 3.0, 10.0])
+    floors = np.array([ERROR_RESOLUTION * float(np.sum(r.lengths)) * s for r, s in zip(rigs, scale, strict=True)])
+    target = rng.normal(size=(4, 6, 3))
+    direction = np.array([0.6, 0.0, 0.8])
+    ratios = np.array([0.0, 0.5, 0.99, 1.01, 2.0, 1e3])
+    tip = target + (floors[:, None, None] * ratios[None, :, None]) * direction
+    error = tip_errors(rigs, tip, target, scale)
+    miss = tip - target
+    want = np.sqrt(miss[..., 0] * miss[..., 0] + miss[..., 1] * miss[..., 1] + miss[..., 2] * miss[..., 2])
+    want[want < floors[:, None]] = 0.0
+    np.testing.assert_array_equal(bits(error), bits(want))
+    assert (error[:, :3] == 0.0).all() and (error[:, 3:] > 0.0).all()
