@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from . import ChainResult, TwoBoneResult
 from .chain_data import ChainSolution
 from .chain_description import ChainDescription
+from .chain_maps import points_of
 from .stretch import stretched_flags, volume_factor
 
 FloatArray = NDArray[np.float64]
@@ -85,10 +86,10 @@ def tip_errors(rigs: Sequence[ChainDescription], tip_world: FloatArray, target_w
 
     Args:
         rigs: the chains.
-        tip_world, target_world: (K, N, 3).
+        tip_world, target_world: (3, K, N) as coordinate planes.
         world_scale: (K,) world length of one shoulder-space unit.
     """
-    miss = np.moveaxis(tip_world - target_world, -1, 0)
+    miss = tip_world - target_world
     # np.linalg.norm(axis=1)'s sum in its order (x, then y, then z; numpy 1.26 to 2.x), on whole coordinate
     # planes: a reduction over rows of three costs ~3x more.
     error: FloatArray = np.sqrt(miss[0] * miss[0] + miss[1] * miss[1] + miss[2] * miss[2])
@@ -112,13 +113,15 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
         inputs: per chain, its filled inputs.
         results: per chain, its solver's result (in the solver's scaled space for stretch to reach).
         sensitivity: per chain (N,) per world unit; None: zeros (not reported).
-        tip_world, target_world, solved_world: (K, N, 3) the solved tips, raw targets and solved targets.
+        tip_world, target_world: (3, K, N) the solved tips and raw targets, as coordinate planes.
+        solved_world: (K, N, 3) the solved targets.
         world_scale: (K,) world length of one shoulder-space unit.
         k_reach: per chain, stretch to reach's scale (N,), or None.
     """
     n_frames = len(frames)
     deltas = pose_deltas(rigs, [angles_of(r) for r in results], n_frames)
     error = tip_errors(rigs, tip_world, target_world, world_scale)
+    tips, targets = points_of(tip_world), points_of(target_world)
     stretch = np.empty((len(rigs), n_frames))
     flags = np.empty((len(rigs), n_frames), dtype=np.int64)
     per_world_unit = np.zeros((len(rigs), n_frames)) if sensitivity is None else sensitivity
@@ -140,7 +143,7 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
         out.append(ChainSolution(
             frames=frames, valid=c.valid, deltas=deltas[k], root_offset=root_offset, stretch=stretch[k],
             error=error[k], flags=flags[k], sensitivity=per_world_unit[k],
-            scale=scale, tip_world=tip_world[k], target_world=target_world[k], solved_target_world=solved_world[k],
+            scale=scale, tip_world=tips[k], target_world=targets[k], solved_target_world=solved_world[k],
             base=np.broadcast_to(c.base, (n_frames, 4, 4)), state=result.state,
             # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
             armature_world=c.arm.copy(), parent_frame=c.parent_frame.copy() if moved else None))

@@ -17,7 +17,7 @@ from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik
 from .chain_data import ChainSamples as ChainSamples  # re-exported: the step's public data
 from .chain_data import ChainSolution as ChainSolution
 from .chain_description import ChainDescription, ChainSettings
-from .chain_maps import ShoulderMaps, inverted, stacked
+from .chain_maps import ShoulderMaps, inverted, points_of, stacked
 from .chain_results import ERROR_RESOLUTION as ERROR_RESOLUTION  # re-exported (rigging reads it here)
 from .chain_results import ChainInputs, solutions
 from .smoothing import TargetFilter, make_filter
@@ -193,16 +193,16 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, va
 
 def _targets(samples: Sequence[ChainSamples], valid: Sequence[BoolArray], n_frames: int
              ) -> tuple[FloatArray, FloatArray]:
-    """(K, N, 3) every chain's raw world targets (for the error) and the filled ones it aims at."""
-    # Copies: a view would keep all the (N, 4, 4) samples alive.
-    raw = np.empty((len(samples), n_frames, 3))
+    """(3, K, N) every chain's raw world targets (for the error) and the filled ones it aims at, as coordinate
+    planes (copies: a view would keep all the (N, 4, 4) samples alive)."""
+    raw = np.empty((3, len(samples), n_frames))
     for k, s in enumerate(samples):
-        raw[k] = s.target[:, :3, 3]
+        raw[:, k] = s.target[:, :3, 3].T
     if all(bool(v.all()) for v in valid):
         return raw, raw
     filled = raw.copy()
     for k, v in enumerate(valid):
-        filled[k] = forward_fill(raw[k], v)
+        filled[:, k] = forward_fill(raw[:, k].T, v).T
     return raw, filled
 
 
@@ -257,9 +257,9 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
     arm_inv = inverted(arm)
     inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
               for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
-    target_world, aimed = _targets(samples, valid, n_frames)
+    target_planes, aimed = _targets(samples, valid, n_frames)
     maps = ShoulderMaps.of(arm, arm_inv, stacked([c.base for c in inputs]), rigs)
-    targets = maps.to_2d(aimed, slice(None))
+    targets = maps.planes_to_2d(aimed, slice(None))
     with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
     poles: list[FloatArray | None] = [None] * len(rigs)
     if with_pole:
@@ -282,19 +282,19 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
     k_reach = [r[2] for r in reach]
 
     def to_world(points: Sequence[FloatArray]) -> FloatArray:
-        """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
+        """(3, K, N) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
         scaled = np.empty((len(points), n_frames, 2))
         for k, (p, k_r) in enumerate(zip(points, k_reach, strict=True)):
             np.multiply(np.reshape(p, (n_frames, 2)), 1.0 if k_r is None else k_r[:, None], out=scaled[k])
-        return maps.to_world(scaled)
+        return maps.to_world_planes(scaled)
 
-    tip_world = to_world([r.end for r in results])
+    tip_planes = to_world([r.end for r in results])
     # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
-    solved_world = (to_world([r.solved_target for r in results]) if solved_targets
+    solved_world = (points_of(to_world([r.solved_target for r in results])) if solved_targets
                     else np.broadcast_to(np.nan, (len(rigs), n_frames, 3)))
     per_world_unit = ([_sensitivity(r, n_frames, float(w)) for r, w in zip(results, world_scale, strict=True)]
                       if sensitivity else None)
-    return solutions(rigs, frames, inputs, results, per_world_unit, tip_world, target_world, solved_world,
+    return solutions(rigs, frames, inputs, results, per_world_unit, tip_planes, target_planes, solved_world,
                      world_scale, k_reach)
 
 

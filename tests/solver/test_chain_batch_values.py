@@ -176,7 +176,7 @@ def test_tip_errors_floor_is_each_chains_own() -> None:
     direction = np.array([0.6, 0.0, 0.8])
     ratios = np.array([0.0, 0.5, 0.99, 1.01, 2.0, 1e3])
     tip = target + (floors[:, None, None] * ratios[None, :, None]) * direction
-    error = tip_errors(rigs, tip, target, scale)
+    error = tip_errors(rigs, np.moveaxis(tip, -1, 0), np.moveaxis(target, -1, 0), scale)
     miss = tip - target
     want = np.sqrt(miss[..., 0] * miss[..., 0] + miss[..., 1] * miss[..., 1] + miss[..., 2] * miss[..., 2])
     want[want < floors[:, None]] = 0.0
