@@ -18,7 +18,6 @@ from numpy.typing import NDArray
 from . import ChainResult, TwoBoneResult
 from .chain_data import ChainSolution
 from .chain_description import ChainDescription
-from .chain_maps import points_of
 from .stretch import stretched_flags, volume_factor
 
 FloatArray = NDArray[np.float64]
@@ -51,32 +50,33 @@ def pose_deltas(rigs: Sequence[ChainDescription], angles: Sequence[tuple[FloatAr
                 ) -> list[FloatArray]:
     """Per chain its pose deltas (N, n_bones): the angles less the rest angles, unwrapped over the frames.
 
-    Chains with the same number of bones share one stack; each chain's deltas are its rows of it.
-    ``np.unwrap(axis=0)`` per chain; where no step reaches pi (the usual bake) only its exact ``+ 0.0``.
+    Chains with the same number of bones share one stack, bone by bone along the frames (each chain's deltas
+    are a transposed view of its rows). ``np.unwrap(axis=0)`` per chain; where no step reaches pi (the usual
+    bake) only its exact ``+ 0.0``.
     """
     out: list[FloatArray] = [np.empty(0)] * len(rigs)
     by_bones: dict[int, list[int]] = {}
     for k, a in enumerate(angles):
         by_bones.setdefault(len(a), []).append(k)
     for bones, members in by_bones.items():
-        stack = np.empty((len(members), n_frames, bones))
+        stack = np.empty((len(members), bones, n_frames))
         for g, k in enumerate(members):
             for j, column in enumerate(angles[k]):
-                stack[g, :, j] = column
-        stack -= np.stack([rigs[k].rest_angles for k in members])[:, None, :]
+                stack[g, j] = column
+        stack -= np.stack([rigs[k].rest_angles for k in members])[:, :, None]
         if n_frames > 1:
-            steps = np.abs(stack[:, 1:] - stack[:, :-1]).max(axis=(1, 2))
+            steps = np.abs(stack[..., 1:] - stack[..., :-1]).reshape(len(members), -1).max(axis=1)
             plain = steps < np.pi  # NaN steps are not
             if plain.all():
-                stack[:, 1:] += 0.0  # what np.unwrap adds there (a -0.0 becomes +0.0, as it does)
+                stack[..., 1:] += 0.0  # what np.unwrap adds there (a -0.0 becomes +0.0, as it does)
             else:
                 for g in range(len(members)):
                     if plain[g]:
-                        stack[g, 1:] += 0.0
+                        stack[g, :, 1:] += 0.0
                     else:
-                        stack[g] = np.unwrap(stack[g], axis=0)
+                        stack[g] = np.unwrap(stack[g].T, axis=0).T
         for g, k in enumerate(members):
-            out[k] = stack[g]
+            out[k] = stack[g].T
     return out
 
 
@@ -121,15 +121,17 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
     n_frames = len(frames)
     deltas = pose_deltas(rigs, [angles_of(r) for r in results], n_frames)
     error = tip_errors(rigs, tip_world, target_world, world_scale)
-    tips, targets = points_of(tip_world), points_of(target_world)
+    # Views of the planes, (N, 3) per chain: verification reads them back as planes.
+    tips, targets = np.moveaxis(tip_world, 0, -1), np.moveaxis(target_world, 0, -1)
     stretch = np.empty((len(rigs), n_frames))
     flags = np.empty((len(rigs), n_frames), dtype=np.int64)
     per_world_unit = np.zeros((len(rigs), n_frames)) if sensitivity is None else sensitivity
+    still: dict[bytes, FloatArray] = {}  # the product of a root that never moves, per axes and length
     out = []
     for k, (rig, c, result, k_r) in enumerate(zip(rigs, inputs, results, k_reach, strict=True)):
         stretch[k] = np.asarray(result.stretch, dtype=np.float64)
         flags[k] = np.reshape(result.flags, -1)
-        root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
+        root_offset = _root_offset(np.reshape(result.root_offset, (n_frames, 2)), rig.axes_2d, still)
         scale = None
         if k_r is not None:
             root_offset = root_offset * k_r[:, None]
@@ -148,3 +150,18 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
             # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
             armature_world=c.arm.copy(), parent_frame=c.parent_frame.copy() if moved else None))
     return out
+
+
+def _root_offset(offset: FloatArray, axes: FloatArray, still: dict[bytes, FloatArray]) -> FloatArray:
+    """``offset @ axes``, the root offset in the upper bone's rest-local axes.
+
+    Most chains never move their root (all zeros): their product is the same for every chain with the same
+    axes, so it is computed once (by the same matmul, so with the bits it gives) and copied.
+    """
+    if not offset.flags.c_contiguous or offset.view(np.int64).any():  # any bit set: -0.0 is not +0.0 here
+        out: FloatArray = offset @ axes
+        return out
+    key = axes.tobytes() + len(offset).to_bytes(8, "little")
+    if key not in still:
+        still[key] = offset @ axes
+    return still[key].copy()

@@ -191,19 +191,14 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, va
                        pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
 
 
-def _targets(samples: Sequence[ChainSamples], valid: Sequence[BoolArray], n_frames: int
-             ) -> tuple[FloatArray, FloatArray]:
-    """(3, K, N) every chain's raw world targets (for the error) and the filled ones it aims at, as coordinate
-    planes (copies: a view would keep all the (N, 4, 4) samples alive)."""
-    raw = np.empty((3, len(samples), n_frames))
-    for k, s in enumerate(samples):
-        raw[:, k] = s.target[:, :3, 3].T
+def _filled_targets(raw: FloatArray, valid: Sequence[BoolArray]) -> FloatArray:
+    """The (3, K, N) world target planes each chain aims at: ``raw`` with its invalid frames filled."""
     if all(bool(v.all()) for v in valid):
-        return raw, raw
+        return raw
     filled = raw.copy()
     for k, v in enumerate(valid):
         filled[:, k] = forward_fill(raw[:, k].T, v).T
-    return raw, filled
+    return filled
 
 
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
@@ -251,13 +246,19 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
                 raise NoFiniteFrame(err.inputs, err.chain + start) from err
         return out
     memo = _Memo()
-    valid = [_valid_frames(frames, s, k, memo) for k, s in enumerate(samples)]
-    arms = [memo.filled(s.armature, v) for s, v in zip(samples, valid, strict=True)]
+    # Chain by chain, every read of its sampled matrices together (while they are in cache): a crowd's samples
+    # are several times the cache, and each pass over them costs about as much as the arithmetic after.
+    target_planes = np.empty((3, len(samples), n_frames))
+    valid, arms = [], []
+    for k, s in enumerate(samples):
+        valid.append(_valid_frames(frames, s, k, memo))
+        arms.append(memo.filled(s.armature, valid[-1]))
+        target_planes[:, k] = s.target[:, :3, 3].T  # a copy: a view would keep all the samples alive
+    aimed = _filled_targets(target_planes, valid)
     arm = stacked(arms)
     arm_inv = inverted(arm)
     inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
               for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
-    target_planes, aimed = _targets(samples, valid, n_frames)
     maps = ShoulderMaps.of(arm, arm_inv, stacked([c.base for c in inputs]), rigs)
     targets = maps.planes_to_2d(aimed, slice(None))
     with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
