@@ -131,7 +131,7 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
     for k, (rig, c, result, k_r) in enumerate(zip(rigs, inputs, results, k_reach, strict=True)):
         stretch[k] = np.asarray(result.stretch, dtype=np.float64)
         flags[k] = np.reshape(result.flags, -1)
-        root_offset = _root_offset(np.reshape(result.root_offset, (n_frames, 2)), rig.axes_2d, still)
+        root_offset = root_offset_of(np.reshape(result.root_offset, (n_frames, 2)), rig.axes_2d, still)
         scale = None
         if k_r is not None:
             root_offset = root_offset * k_r[:, None]
@@ -152,11 +152,16 @@ def solutions(rigs: Sequence[ChainDescription], frames: FloatArray, inputs: Sequ
     return out
 
 
-def _root_offset(offset: FloatArray, axes: FloatArray, still: dict[bytes, FloatArray]) -> FloatArray:
+def root_offset_of(offset: FloatArray, axes: FloatArray, still: dict[bytes, FloatArray]) -> FloatArray:
     """``offset @ axes``, the root offset in the upper bone's rest-local axes.
 
     Most chains never move their root (all zeros): their product is the same for every chain with the same
     axes, so it is computed once (by the same matmul, so with the bits it gives) and copied.
+
+    Args:
+        offset: (N, 2) the solver's root offset, shoulder-space units.
+        axes: (2, 3) the shoulder plane's axes in the upper bone's rest-local axes.
+        still: per solve, the product of an all-zero offset by axes and length (filled here).
     """
     if not offset.flags.c_contiguous or offset.view(np.int64).any():  # any bit set: -0.0 is not +0.0 here
         out: FloatArray = offset @ axes

@@ -187,14 +187,14 @@ def test_tip_errors_floor_is_each_chains_own() -> None:
 def test_root_offsets_that_never_move_share_one_product() -> None:
     """A root that never moves (all +0.0) gives every chain with the same axes the matmul's own bits; any other
     offset (a -0.0 included) is multiplied itself."""
-    from solver.chain_results import _root_offset
+    from solver.chain_results import root_offset_of
 
     rng = np.random.default_rng(13)
     axes = -np.abs(rng.normal(size=(2, 3)))  # negative: 0 * axis is -0.0, whose sum's sign the matmul decides
     still: dict[bytes, np.ndarray] = {}
     for offset in (np.zeros((FRAMES, 2)), np.zeros((FRAMES, 2)), np.full((FRAMES, 2), -0.0),
                    rng.normal(size=(FRAMES, 2)), np.zeros((FRAMES + 1, 2)), np.zeros((FRAMES, 4))[:, ::2]):
-        got = _root_offset(offset, axes, still)
+        got = root_offset_of(offset, axes, still)
         np.testing.assert_array_equal(bits(got), bits(offset @ axes))
         assert not np.shares_memory(got, next(iter(still.values())))
     assert len(still) == 2  # one product per (axes, frame count)
