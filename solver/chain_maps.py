@@ -24,7 +24,7 @@ FloatArray = NDArray[np.float64]
 def stacked(matrices: Sequence[FloatArray]) -> FloatArray:
     """(K, R, 4, 4): one row for every chain when none moves, else every chain's N rows."""
     rows = max(len(m) for m in matrices)
-    return np.stack([np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
+    return np.stack([m if len(m) == rows else np.broadcast_to(m, (rows, 4, 4)) for m in matrices])
 
 
 def inverted(m: FloatArray) -> FloatArray:

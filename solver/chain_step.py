@@ -166,7 +166,7 @@ def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int, memo: _
     """Frames whose inputs are all finite; raises :class:`NoFiniteFrame` (chain ``index``) when there is none."""
     valid = np.asarray(memo.finite_rows(samples.armature) & memo.finite_rows(samples.target)
                        & memo.finite_rows(samples.parent) & memo.finite_rows(samples.pole), dtype=bool)
-    valid = np.broadcast_to(valid, frames.shape).copy()
+    valid = valid.copy() if valid.shape == frames.shape else np.broadcast_to(valid, frames.shape).copy()
     if not valid.any():
         named = (("target", samples.target), ("pole", samples.pole), ("armature", samples.armature),
                  ("parent", samples.parent))
