@@ -98,6 +98,11 @@ def _signed(q: FloatArray, deltas: FloatArray, previous: FloatArray | None) -> F
     return -q if float(np.dot(p, q[first])) < 0.0 else q
 
 
+# Quaternions with_quaternions computes ahead (8 MB): a long bake keeps computing each chain's as it is written,
+# so its memory peak stays one chain's (100,000 frames x 8 chains ahead would hold ~50 MB more until written).
+QUATERNIONS_AT_ONCE = 262_144
+
+
 def with_quaternions(rigs: Sequence[ChainDescription], solutions: Sequence[ChainSolution],
                      rotation_modes: Sequence[Sequence[str]]) -> list[ChainSolution]:
     """The solutions carrying every quaternion bone's values, computed for all chains at once.
@@ -113,11 +118,13 @@ def with_quaternions(rigs: Sequence[ChainDescription], solutions: Sequence[Chain
         rotation_modes: per chain, each bone's rotation mode (``bone_names`` order).
 
     Returns:
-        The solutions, each with ``quaternions`` set when it has a bone in QUATERNION mode.
+        The solutions, each with ``quaternions`` set when it has a bone in QUATERNION mode (none past
+        :data:`QUATERNIONS_AT_ONCE` quaternions in all).
     """
     columns = [(k, j) for k, modes in enumerate(rotation_modes) for j, mode in enumerate(modes)
                if mode == "QUATERNION" and solutions[k].rotations is None]
-    if not columns or len({len(s.frames) for s in solutions}) != 1:
+    if (not columns or len({len(s.frames) for s in solutions}) != 1
+            or len(columns) * len(solutions[0].frames) > QUATERNIONS_AT_ONCE):
         return list(solutions)
     deltas = np.empty((len(columns), len(solutions[0].frames)))
     for c, (k, j) in enumerate(columns):

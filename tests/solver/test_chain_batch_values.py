@@ -198,3 +198,17 @@ def test_root_offsets_that_never_move_share_one_product() -> None:
         np.testing.assert_array_equal(bits(got), bits(offset @ axes))
         assert not np.shares_memory(got, next(iter(still.values())))
     assert len(still) == 2  # one product per (axes, frame count)
+
+
+def test_long_bakes_compute_each_chains_quaternions_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past QUATERNIONS_AT_ONCE nothing is computed ahead (a long bake's memory peak stays one chain's)."""
+    from solver import chain_channels
+
+    rng = np.random.default_rng(14)
+    rigs = [random_description(rng, 0), random_description(rng, 0)]
+    frames = np.arange(1.0, FRAMES + 1.0)
+    sols = solve_chains(rigs, frames, [random_samples(rng, r, 0) for r in rigs])
+    modes = [["QUATERNION"] * 2] * 2
+    assert all(s.quaternions is not None for s in with_quaternions(rigs, sols, modes))
+    monkeypatch.setattr(chain_channels, "QUATERNIONS_AT_ONCE", 4 * FRAMES - 1)
+    assert all(s.quaternions is None for s in with_quaternions(rigs, sols, modes))
