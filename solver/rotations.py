@@ -139,7 +139,9 @@ def quaternions_about_axes(axes: ArrayLike, deltas: ArrayLike) -> FloatArray:
     Returns:
         (C, N, 4) unit quaternions ``(w, x, y, z)``, sign-continuous along each column.
     """
-    k = np.stack([_unit_axis(a) for a in np.asarray(axes, dtype=np.float64).reshape(-1, 3)])
+    unit: dict[bytes, FloatArray] = {}  # the chains of a crowd share their bones' axes: each normalized once
+    rows = np.asarray(axes, dtype=np.float64).reshape(-1, 3)
+    k = np.stack([unit[key] if (key := a.tobytes()) in unit else unit.setdefault(key, _unit_axis(a)) for a in rows])
     d = np.array(deltas, dtype=np.float64).reshape(len(k), -1)
     # _unwrap's usual case: no step reaches pi (so every angle is finite), and it adds 0.0 after the first.
     steps = d[:, 1:] - d[:, :-1]
