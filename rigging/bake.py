@@ -215,7 +215,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
                    interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None) -> verification.Keyed:
     """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
 
-    Every curve of the chain is found or created in one pass and each property's columns are written together
+    Every curve of the chain is found or created in one pass and all of them are written in one call
     (:func:`anim_keys.write_columns`), then the keys are recorded for Clear (:mod:`bake_records`).
 
     Args:
@@ -251,24 +251,31 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     obj.update_tag()
     blocks: list[tuple[ChannelValues, np.ndarray]] = []
     for channel in channel_values(rig, sol, modes, previous):
-        rows = channel.values.reshape(len(sol.frames), -1)
-        # As stored: the essential keys and the verification's known values compare float32 values.
-        blocks.append((channel, (rows if every else rows[keep]).astype(np.float32)))
-    # Every curve of the chain found or created in one pass, then each property's columns written together.
-    curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
-                                            for channel, stored in blocks for i in range(stored.shape[1])])
+        blocks.append((channel, channel.values.reshape(len(sol.frames), -1)))
+    # Every column of the chain in one float32 array, as stored: the essential keys and the verification's known
+    # values compare float32 values, and one array costs one mask, one test of the keys needed and one write.
+    columns: list[tuple[ChannelValues, int, str]] = []
+    for channel, rows in blocks:
+        shape = interpolation if channel.prop not in (ERROR_PROP, FLAGS_PROP) else channel.interpolation
+        columns += [(channel, i, shape) for i in range(rows.shape[1])]
+    stored = np.empty((len(sol.frames), len(columns)), dtype=np.float32)
+    at = 0
+    for _channel, rows in blocks:
+        stored[:, at:at + rows.shape[1]] = rows
+        at += rows.shape[1]
+    if not every:
+        stored = stored[keep]
+    # Every curve of the chain found or created in one pass, then written in one call.
+    fcurves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
+                                             for channel, i, _shape in columns])
+    cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
+                                  interpolation=[shape for _channel, _i, shape in columns])
+    by_curve = np.ascontiguousarray(stored.T)
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
-    for channel, stored in blocks:
-        fcurves, curves = curves[:stored.shape[1]], curves[stored.shape[1]:]
-        transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
-        shape = interpolation if transform else channel.interpolation
-        cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
-                                      interpolation=shape)
-        columns = np.ascontiguousarray(stored.T)
-        for i, (fc, co) in enumerate(zip(fcurves, cos, strict=True)):
-            keyed[fc.as_pointer()] = columns[i]
-            written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
+    for (channel, i, shape), fc, co, known in zip(columns, fcurves, cos, by_curve, strict=True):
+        keyed[fc.as_pointer()] = known
+        written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
     return verification.Keyed(times=frames, values=keyed)

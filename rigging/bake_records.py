@@ -190,11 +190,14 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
         action[RECORDS] = {}
     records = action[RECORDS]
     key = _key(uid, handle)
-    if key not in records:
-        records[key] = {"armature": armature.name, "chain": chain.name, "slot": handle, "channels": {}}
-    record = records[key]
-    record["armature"], record["chain"] = armature.name, chain.name
-    channels = record["channels"]
+    record = records.get(key)
+    if record is not None:
+        record["armature"], record["chain"] = armature.name, chain.name
+        channels: Any = record["channels"]
+    else:
+        # A first bake into this action (slot): the record is built here and stored whole at the end, one
+        # conversion to ID properties instead of one per channel.
+        channels = {}
     owned = {(str(c["tag"]), str(c["bone"])) for c in channels.values()}
     owned |= set(zip(str(chain.get(CHAIN_TAGS, "")).split("\t"), str(chain.get(CHAIN_NAMES, "")).split("\t"),
                      strict=False))
@@ -225,6 +228,10 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
             frames = old[:, 0]
             new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
         _set_co(channel, new)
+    if record is None:
+        records[key] = {"armature": armature.name, "chain": chain.name, "slot": handle,
+                        "channels": {k: c for k, c in channels.items() if len(c["co"])}}
+        return
     for ckey in [k for k, channel in channels.items() if len(channel["co"]) == 0]:
         del channels[ckey]
 
