@@ -86,8 +86,28 @@ def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup
     Raises:
         ChainError: the first problem found, naming the chain and what to do.
     """
+    prepare_armature(armature)
+    return prepare_chains(armature, chains)
+
+
+def prepare_armature(armature: bpy.types.Object) -> None:
+    """The checks of :func:`prepare` that concern the armature alone, not any chain of it.
+
+    A batch runs them once per armature (:func:`batch.prepare_batch`).
+
+    Raises:
+        ChainError: the armature cannot be edited, or its keys would not land where playback reads them.
+    """
     check_editable(armature)
     key_target.check_armature(armature)
+
+
+def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
+    """The per-chain checks of :func:`prepare`, after :func:`prepare_armature` passed.
+
+    Raises:
+        ChainError: the first problem found, naming the chain and what to do.
+    """
     check_shared_bones(armature, chains)
     rigs = []
     for chain in chains:
@@ -186,7 +206,7 @@ def essential_keys(values: np.ndarray) -> np.ndarray:
         A bool mask of ``values``' shape.
     """
     v = values.astype(np.float32, copy=False)
-    keep = np.ones(v.shape, dtype=bool)
+    keep = np.ones_like(v, dtype=bool)  # in ``values``' memory layout: a column stays contiguous
     if len(v) > 2:
         keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
     return keep
@@ -201,10 +221,15 @@ def _rotation_modes(rig: ChainRig) -> list[str]:
     return [pose[name].rotation_mode for name in rig.bone_names]
 
 
-def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
-    """(data path, array index) of every channel a bake of this chain writes with its current settings."""
-    return [(bone_path(bone, prop), i) for bone, prop, size in rig.owned_channels(_rotation_modes(rig))
-            for i in range(size)]
+def owned_channels(rig: ChainRig, modes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """(data path, array index) of every channel a bake of this chain writes with its current settings.
+
+    Args:
+        rig: the chain.
+        modes: its bones' rotation modes, when the caller has read them already (None: read here).
+    """
+    return [(bone_path(bone, prop), i) for bone, prop, size in
+            rig.owned_channels(_rotation_modes(rig) if modes is None else modes) for i in range(size)]
 
 
 def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, int]]) -> None:
@@ -236,12 +261,12 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
     frames = key_target.key_times(obj, sol.frames)[keep]
     start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
-    channels = owned_channels(rig)
+    modes = _rotation_modes(rig)
+    channels = owned_channels(rig, modes)
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
-    modes = _rotation_modes(rig)
-    previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
+    previous = _previous_rotations(obj, rig.bone_names, modes, start_t)
     lower = pose[rig.bone_names[-1]]
     # The curves animate custom properties: the properties must exist for playback to write them, on the
     # evaluated copy too. A property set from Python on an armature whose action already played is missing from
@@ -258,19 +283,21 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     for channel, rows in blocks:
         shape = interpolation if channel.prop not in (ERROR_PROP, FLAGS_PROP) else channel.interpolation
         columns += [(channel, i, shape) for i in range(rows.shape[1])]
-    stored = np.empty((len(sol.frames), len(columns)), dtype=np.float32)
+    # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
+    # ``stored`` is the (frames, curves) view the writing takes.
+    by_curve = np.empty((len(columns), len(sol.frames)), dtype=np.float32)
     at = 0
     for _channel, rows in blocks:
-        stored[:, at:at + rows.shape[1]] = rows
+        by_curve[at:at + rows.shape[1]] = rows.T
         at += rows.shape[1]
     if not every:
-        stored = stored[keep]
+        by_curve = np.compress(keep, by_curve, axis=1)
+    stored = by_curve.T
     # Every curve of the chain found or created in one pass, then written in one call.
     fcurves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
                                              for channel, i, _shape in columns])
     cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
                                   interpolation=[shape for _channel, _i, shape in columns])
-    by_curve = np.ascontiguousarray(stored.T)
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
     for (channel, i, shape), fc, co, known in zip(columns, fcurves, cos, by_curve, strict=True):
@@ -324,17 +351,23 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
     return out
 
 
-def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
-    """The bone's keyed rotation just before the range (None unless every component is keyed).
+def _previous_rotations(obj: bpy.types.Object, bones: Sequence[str], modes: Sequence[str],
+                        start: float) -> list[np.ndarray | None]:
+    """Each bone's keyed rotation just before the range (None unless every component is keyed), the curves of
+    all of them looked up in one pass.
 
     Euler and quaternion values continue from it.
     """
-    prop, size = rotation_property(mode)
-    curves = anim_keys.find_fcurves(obj, [(bone_path(bone, prop), i) for i in range(size)])
-    values = [_value_before(fc, start - 1) for fc in curves]
-    if any(v is None for v in values):
-        return None
-    return np.array(values, dtype=np.float64)
+    wanted = []
+    for bone, mode in zip(bones, modes, strict=True):
+        prop, size = rotation_property(mode)
+        wanted.append([(bone_path(bone, prop), i) for i in range(size)])
+    curves = iter(anim_keys.find_fcurves(obj, [channel for channels in wanted for channel in channels]))
+    out: list[np.ndarray | None] = []
+    for channels in wanted:
+        values = [_value_before(next(curves), start - 1) for _channel in channels]
+        out.append(None if any(v is None for v in values) else np.array(values, dtype=np.float64))
+    return out
 
 
 def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> ChainReport:
