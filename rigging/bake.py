@@ -7,6 +7,7 @@ file as it was.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,8 +74,12 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
     return shown + (say(msg.MORE_FRAMES, count=len(frames) - most) if len(frames) > most else "")
 
 
+@functools.lru_cache(maxsize=4096)
 def bone_path(bone: str, prop: str) -> str:
-    """Data path of a pose bone's property ``prop``; the add-on's own (``soft_ik_*``) are custom properties."""
+    """Data path of a pose bone's property ``prop``; the add-on's own (``soft_ik_*``) are custom properties.
+
+    Cached (a path depends on the two names alone): a bake builds each of its paths several times per chain.
+    """
     return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
@@ -281,7 +286,8 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # values compare float32 values, and one array costs one mask, one test of the keys needed and one write.
     columns: list[tuple[ChannelValues, int, str]] = []
     for channel, rows in blocks:
-        shape = interpolation if channel.prop not in (ERROR_PROP, FLAGS_PROP) else channel.interpolation
+        transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
+        shape = interpolation if transform else channel.interpolation
         columns += [(channel, i, shape) for i in range(rows.shape[1])]
     # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
     # ``stored`` is the (frames, curves) view the writing takes.

@@ -214,16 +214,15 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     values32 = values.astype(np.float32, copy=False)
     # One transfer buffer per interpolation, sliced per curve: a curve then costs Blender's writes and a mask.
     fills = {value: np.full(len(frames), value, dtype=_TRANSFER_DTYPE["interpolation"]) for value in set(enums)}
-    counts = (np.full(len(fcurves), len(frames)) if needed is None else np.count_nonzero(needed, axis=0)).tolist()
     out = []
     for i, fcurve in enumerate(fcurves):
-        count = counts[i]
+        keep = None if needed is None else needed[:, i]
+        count = len(frames) if keep is None else int(np.count_nonzero(keep))
         co = np.empty((count, 2), dtype=np.float32)
         if count == len(frames):  # every key needed (a channel that moves on every frame): no mask to apply
             co[:, 0], co[:, 1] = frames32, values32[:, i]
         else:
             # A column first, then the mask: indexing rows and a column at once costs half as much again.
-            keep = needed[:, i]  # type: ignore[index]
             co[:, 0], co[:, 1] = frames32[keep], values32[:, i][keep]
         _replace_range(fcurve, co, start, end, enums[i], fills[enums[i]])
         out.append(co)
