@@ -213,7 +213,8 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     enums = [_enum_value("interpolation", shape) for shape in shapes]
     values32 = values.astype(np.float32, copy=False)
     # One transfer buffer per interpolation, sliced per curve: a curve then costs Blender's writes and a mask.
-    fills = {value: np.full(len(frames), value, dtype=_TRANSFER_DTYPE["interpolation"]) for value in set(enums)}
+    fills: dict[int, np.ndarray] = {value: np.full(len(frames), value, dtype=_TRANSFER_DTYPE["interpolation"])
+                                    for value in set(enums)}
     out = []
     for i, fcurve in enumerate(fcurves):
         keep = None if needed is None else needed[:, i]
