@@ -264,8 +264,11 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     keep = sol.valid
     every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
-    frames = key_target.key_times(obj, sol.frames)[keep]
-    start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
+    if key_target.tweaked_strip(obj) is None:  # scene frames are the action's (key_times would return them)
+        frames, start_t, end_t = np.asarray(sol.frames, dtype=np.float64)[keep], float(start), float(end)
+    else:
+        frames = key_target.key_times(obj, sol.frames)[keep]
+        start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
     modes = _rotation_modes(rig)
     channels = owned_channels(rig, modes)
     action = anim_keys.ensure_action(obj)
