@@ -245,9 +245,11 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
     if record is None:
         records[key] = {"armature": armature.name, "chain": chain.name, "slot": handle,
                         "channels": {k: c for k, c in channels.items() if len(c["co"])}}
-        return
-    for ckey in [k for k, channel in channels.items() if len(channel["co"]) == 0]:
-        del channels[ckey]
+        record = records[key]
+        channels = record["channels"]  # from here on, the stored record as for a later bake
+    else:
+        for ckey in [k for k, channel in channels.items() if len(channel["co"]) == 0]:
+            del channels[ckey]
 
 
 class LostUids:
