@@ -235,10 +235,9 @@ def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: 
     """Replace the keys of ``fcurve`` in ``[start, end]`` by new keys at ``co``.
 
     ``co``: (n, 2) float32, sorted, inside the range; ``interpolation``: the new keys' RNA value (``fill``: at
-    least n of it in the transfer dtype, or None). A curve with
-    no key outside the range (a fresh one, or a whole-range re-bake) is written as Blender's own bulk writes
-    are, without reading any key attribute; otherwise the keys outside are rebuilt bit for bit
-    (:func:`_rebuild`).
+    least n of it in the transfer dtype, or None). A curve with no key outside the range (a fresh one, or a
+    whole-range re-bake) is written as Blender's own bulk writes are, without reading any key attribute;
+    otherwise the keys outside are rebuilt bit for bit (:func:`_rebuild`).
     """
     points = fcurve.keyframe_points
     if len(points):
