@@ -1,0 +1,102 @@
+"""The chain bones' pose channels for :mod:`verification_compose`, straight from the values a bake just wrote.
+
+:func:`sampling.iter_pose_channels` gives, per bone and block of frames, each transform channel as (N, k) rows:
+its current values, with the values of each live F-curve on it (those a bake wrote when it passes them as
+``known``). When every live transform curve of a chain's bones is one the bake wrote (and has no modifiers),
+those rows need nothing from Blender but the curves' identities and the bones' current values: they are
+assembled here straight into the (k, rows) columns of many chains composed together, the same values without a
+pass per chain and block.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..solver.rotations import rotation_property
+from . import anim_keys
+from .sampling.fcurves import ChannelSampler
+
+# A bone's channel: its current values (k,) and, when F-curves animate it, (array index, values at the chain's
+# frames) per curve in the order they are applied (None: not animated, one row).
+Source = tuple[np.ndarray, list[tuple[int, np.ndarray]] | None]
+# Per chain bone, lower bone last: its rotation mode and {"location", rotation property, "scale": Source}.
+Sources = list[tuple[str, dict[str, Source]]]
+
+
+class Curves:
+    """The live F-curves of the armatures looked up so far (those the F-curve sampler applies)."""
+
+    def __init__(self) -> None:
+        self.sampler = ChannelSampler(np.empty(0))
+
+    def sources(self, obj: Any, bones: list[str], known: dict[int, np.ndarray] | None) -> Sources | None:
+        """The channels of ``bones`` of ``obj``, or None when a live curve on them is not in ``known`` (or has
+        modifiers) and must be read by :func:`sampling.iter_pose_channels`.
+
+        Args:
+            known: F-curve pointer -> float32 values at the chain's frames (what the bake wrote).
+        """
+        if known is None:
+            return None
+        curves = self.sampler.live_fcurves(obj)
+        out: Sources = []
+        for name in bones:
+            pb = obj.pose.bones[name]
+            prefix = anim_keys.pose_bone_path(name) + "."
+            channels: dict[str, Source] = {}
+            for prop in ("location", rotation_property(pb.rotation_mode)[0], "scale"):
+                current = np.array(getattr(pb, prop), dtype=np.float64)
+                live = curves.get(prefix + prop, ())
+                given = []
+                for fc in live:
+                    if fc.array_index < current.shape[0]:
+                        values = None if len(fc.modifiers) else known.get(fc.as_pointer())
+                        if values is None:
+                            return None
+                        given.append((fc.array_index, values))
+                channels[prop] = (current, given if live else None)
+            out.append((pb.rotation_mode, channels))
+        return out
+
+
+def signature(sources: Sources) -> tuple[Any, ...]:
+    """What chains composed together share: each bone's mode, which channels move, the others' values."""
+    return tuple((mode, tuple((prop, None if given is not None else current.tobytes())
+                              for prop, (current, given) in channels.items()))
+                 for mode, channels in sources)
+
+
+def columns(pieces: list[tuple[Sources, slice]], j: int, total: int, segments: list[slice]
+            ) -> tuple[str, dict[str, np.ndarray]]:
+    """Bone ``j``'s channels over the pieces' blocks, concatenated as :func:`sampling.iter_pose_channels` rows.
+
+    Args:
+        pieces: per chain, its sources (one :func:`signature`) and the block of its frames.
+        total: the rows of all blocks; segments: each block's rows among them.
+
+    Returns:
+        ``(rotation mode, {channel: (total, k) rows, or (1, k) when it does not move})``.
+    """
+    mode, first = pieces[0][0][j]
+    rot = rotation_property(mode)[0]
+    out: dict[str, np.ndarray] = {}
+    for prop, (current, given) in first.items():
+        if given is None:
+            out[prop] = current[None]
+            continue
+        cols = np.empty((current.shape[0], total))
+        for (sources, block), seg in zip(pieces, segments, strict=True):
+            now, curves = sources[j][1][prop]
+            assert curves is not None
+            indices = {index for index, _values in curves}
+            for i in range(now.shape[0]):
+                if i not in indices:
+                    cols[i, seg] = now[i]
+            for index, values in curves:
+                cols[index, seg] = values[block]
+        # Euler and axis-angle rotations go through the sampler's row layout (their matrices read columns of
+        # rows); the rest is elementwise in any layout.
+        out[prop] = np.ascontiguousarray(cols.T) if prop == rot and mode != "QUATERNION" else cols.T
+    return mode, out
