@@ -25,11 +25,52 @@ Source = tuple[np.ndarray, list[tuple[int, np.ndarray]] | None]
 Sources = list[tuple[str, dict[str, Source]]]
 
 
+_POSE_PROPS = {"location": 3, "rotation_quaternion": 4, "rotation_euler": 3, "rotation_axis_angle": 4, "scale": 3}
+
+
+class Armature:
+    """What the composition reads of one armature, each in one ``foreach_get`` for all its bones.
+
+    Attributes:
+        index: bone name -> its position in the arrays.
+        rests: (B, 4, 4) float64 rest matrices (``Bone.matrix_local``), each a C-contiguous 4x4.
+        lengths, connected: (B,) each bone's rest length and ``use_connect``.
+        pose: current pose channel values, property -> (B, k) float64.
+        curves: its live F-curves by data path (those the F-curve sampler applies).
+    """
+
+    def __init__(self, obj: Any, sampler: ChannelSampler) -> None:
+        bones = obj.data.bones
+        count = len(bones)
+        self.index = {bone.name: i for i, bone in enumerate(bones)}
+        flat = np.empty(16 * count, dtype=np.float32)
+        bones.foreach_get("matrix_local", flat)  # column-major per matrix
+        self.rests = np.ascontiguousarray(flat.reshape(count, 4, 4).transpose(0, 2, 1), dtype=np.float64)
+        self.lengths = np.empty(count, dtype=np.float32)
+        bones.foreach_get("length", self.lengths)
+        self.connected = np.empty(count, dtype=bool)
+        bones.foreach_get("use_connect", self.connected)
+        self.pose = {}
+        for prop, size in _POSE_PROPS.items():
+            values = np.empty(size * count, dtype=np.float32)
+            obj.pose.bones.foreach_get(prop, values)
+            self.pose[prop] = values.reshape(count, size).astype(np.float64)
+        self.curves = sampler.live_fcurves(obj)
+
+
 class Curves:
-    """The live F-curves of the armatures looked up so far (those the F-curve sampler applies)."""
+    """The :class:`Armature` data of the armatures looked up so far."""
 
     def __init__(self) -> None:
         self.sampler = ChannelSampler(np.empty(0))
+        self.armatures: dict[int, Armature] = {}
+
+    def armature(self, obj: Any) -> Armature:
+        """``obj``'s :class:`Armature`, read on first use."""
+        key = obj.as_pointer()
+        if key not in self.armatures:
+            self.armatures[key] = Armature(obj, self.sampler)
+        return self.armatures[key]
 
     def sources(self, obj: Any, bones: list[str], known: dict[int, np.ndarray] | None) -> Sources | None:
         """The channels of ``bones`` of ``obj``, or None when a live curve on them is not in ``known`` (or has
@@ -40,15 +81,16 @@ class Curves:
         """
         if known is None:
             return None
-        curves = self.sampler.live_fcurves(obj)
+        data = self.armature(obj)
         out: Sources = []
         for name in bones:
             pb = obj.pose.bones[name]
+            mode = pb.rotation_mode
             prefix = anim_keys.pose_bone_path(name) + "."
             channels: dict[str, Source] = {}
-            for prop in ("location", rotation_property(pb.rotation_mode)[0], "scale"):
-                current = np.array(getattr(pb, prop), dtype=np.float64)
-                live = curves.get(prefix + prop, ())
+            for prop in ("location", rotation_property(mode)[0], "scale"):
+                current = data.pose[prop][data.index[name]]
+                live = data.curves.get(prefix + prop, ())
                 given = []
                 for fc in live:
                     if fc.array_index < current.shape[0]:
@@ -57,7 +99,7 @@ class Curves:
                             return None
                         given.append((fc.array_index, values))
                 channels[prop] = (current, given if live else None)
-            out.append((pb.rotation_mode, channels))
+            out.append((mode, channels))
         return out
 
 

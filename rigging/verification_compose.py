@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,10 @@ CHUNK = 16384
 # 32 chains x 2,000 frames in one pass, a long bake's temporaries a few tens of MB.
 ROWS = 65536
 
+# Columns of one shared product at most (:func:`_affine_each`): OpenBLAS multiplies a 3x3 by up to ~29,000 columns
+# on one thread, and waking threads costs more than the product on a busy machine.
+PRODUCT_COLUMNS = 16384
+
 # (error, deviation, scale) per frame of a chain, NaN where not measured: the lower bone's tail to the target and
 # to the solver's tip, and the length of its y axis in world space (the chain's world scale).
 Measured = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -49,7 +53,7 @@ def compose_chain(rig: ChainRig, sol: ChainSolution, known: dict[int, np.ndarray
     Returns:
         ``(error, deviation, scale)``, (N,) each.
     """
-    chain = _Chain(rig, sol, known)
+    chain = _Chain(rig, sol, known, verification_channels.Curves().armature(rig.armature))
     blocks = sampling.iter_pose_channels(rig.armature, rig.bone_names, sol.frames[chain.wanted], block=CHUNK,
                                          known=chain.known)
     with contextlib.closing(blocks):
@@ -80,7 +84,7 @@ def compose_chains(rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
     direct: list[tuple[_Chain, verification_channels.Sources]] = []
     curves = verification_channels.Curves()
     for c, (rig, sol, k) in enumerate(zip(rigs, solutions, known, strict=True)):
-        chain = _Chain(rig, sol, k, index=c)
+        chain = _Chain(rig, sol, k, curves.armature(rig.armature), index=c)
         count = len(chain.wanted)
         # A block of one frame turns a chain's moving matrices into one matrix, multiplied by BLAS with other
         # last bits: where the chain's own blocks of CHUNK frames end with one, it is composed alone.
@@ -96,13 +100,14 @@ def compose_chains(rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
         if key not in readings:
             readings[key] = _Reading(rig.armature, frames)
         readings[key].add(chain)
-    # No block of one frame either (see above); rows held at once stay near ROWS.
-    step = max(2, ROWS // max(1, len(direct) + sum(len(r.chains) for r in readings.values())))
+    step = max(2, ROWS)  # frames of a chain per block; no block of one frame either (see above)
     with contextlib.ExitStack() as stack:
         active = [(r, stack.enter_context(contextlib.closing(r.blocks(step)))) for r in readings.values()]
         sizes = [_block_size(len(chain.wanted), step) for chain, _sources in direct]
+        passes = max([-(-len(chain.wanted) // size) for (chain, _s), size in zip(direct, sizes, strict=True)],
+                     default=0)
         first = 0
-        while active or any(first * size < len(chain.wanted) for (chain, _s), size in zip(direct, sizes, strict=True)):
+        while active or first < passes:
             groups: dict[tuple[Any, ...], list[tuple[_Chain, slice, Any]]] = {}
             for reading, blocks in list(active):
                 got = next(blocks, None)
@@ -124,12 +129,29 @@ def compose_chains(rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
                        verification_channels.signature(sources))
                 groups.setdefault(key, []).append((chain, block, sources))
             for key, group in groups.items():
-                _compose_group(group, read=key[0] == "read")
+                for part in _parts(group):
+                    _compose_group(part, read=key[0] == "read")
             first += 1
     for chain in [chain for r in readings.values() for chain in r.chains] + [chain for chain, _s in direct]:
         out[chain.index] = (chain.error, chain.deviation, chain.scale)
     assert all(m is not None for m in out)
     return [m for m in out if m is not None]
+
+
+def _parts(group: list[tuple[_Chain, slice, Any]]) -> Iterator[list[tuple[_Chain, slice, Any]]]:
+    """The chains of a group in passes of about ROWS rows: the columns' temporaries stay small enough for the
+    allocator to reuse (past ~100 KB each, glibc maps and returns fresh pages for every one)."""
+    part: list[tuple[_Chain, slice, Any]] = []
+    rows = 0
+    for piece in group:
+        count = piece[1].stop - piece[1].start
+        if part and rows + count > ROWS:
+            yield part
+            part, rows = [], 0
+        part.append(piece)
+        rows += count
+    if part:
+        yield part
 
 
 def _block_size(count: int, step: int) -> int:
@@ -153,6 +175,7 @@ class _Chain:
     rig: ChainRig
     sol: ChainSolution
     known: dict[int, np.ndarray] | None
+    armature: verification_channels.Armature
     index: int = 0
     wanted: np.ndarray = field(init=False)
     every: bool = field(init=False)
@@ -167,12 +190,11 @@ class _Chain:
     def __post_init__(self) -> None:
         rig, sol = self.rig, self.sol
         assert sol.armature_world is not None
-        bones = rig.armature.data.bones
-        names = rig.bone_names
-        rests = [np.array(bones[name].matrix_local, dtype=np.float64) for name in names]
-        self.offsets = [rest_offset(rests[j - 1], rests[j]) for j in range(1, len(names))]
-        self.connected = [bones[name].use_connect for name in names]
-        self.length = bones[names[-1]].length
+        data = self.armature
+        at = [data.index[name] for name in rig.bone_names]
+        self.offsets = [rest_offset(data.rests[at[j - 1]], data.rests[at[j]]) for j in range(1, len(at))]
+        self.connected = [bool(data.connected[i]) for i in at]
+        self.length = float(data.lengths[at[-1]])
         self.wanted = np.flatnonzero(sol.valid)
         self.every = len(self.wanted) == len(sol.frames)
         frame = sol.base if sol.parent_frame is None else sol.parent_frame
@@ -182,8 +204,7 @@ class _Chain:
         self.stages = [frame, sol.armature_world]
         if len(frame) == 1 and len(sol.armature_world) == 1:
             self.stages = [sol.armature_world @ frame]
-        n = len(sol.frames)
-        self.error, self.deviation, self.scale = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+        self.error, self.deviation, self.scale = np.full((3, len(sol.frames)), np.nan)
 
     def rows(self, block: slice) -> slice | np.ndarray:
         """The solution's frames a block of its valid frames covers (a plain slice when all are valid)."""
@@ -266,7 +287,8 @@ def _compose_group(group: list[tuple[_Chain, slice, Any]], read: bool) -> None:
         else:
             point, axis = pose_basis(mode, ch, first.connected[j], point, axis)
         if j > 0:
-            point, axis = _affine_each([first.offsets[j - 1][None]] * len(group), point, axis, segments)
+            offset = first.offsets[j - 1][None]
+            point, axis = _affine_each([offset] * len(group), point, axis, segments)
     for s, m in enumerate(first.stages):
         if len(m) == 1:
             point, axis = _affine_each([chain.stages[s] for chain in chains], point, axis, segments)
@@ -292,14 +314,23 @@ def _affine_each(ms: list[np.ndarray], point: np.ndarray, axis: np.ndarray, segm
                  ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`tail_math.affine` by one (1, 4, 4) matrix per chain over its own columns (``segments``).
 
-    One product per chain, as the chain alone gets: the last bits of a BLAS product by one matrix are not those of
-    the elementwise product (:func:`tail_math.linear`) a matrix per column would take.
+    A BLAS product by one matrix, as the chain alone gets: its last bits are not those of the elementwise
+    product (:func:`tail_math.linear`) a matrix per column would take. Chains sharing the matrix (the same
+    object: a rest offset) share the product, over runs of up to PRODUCT_COLUMNS columns: a product's column
+    has the same bits wherever it stands among two or more (one column alone is a matrix-vector product, but
+    every segment has two or more).
     """
-    if len(ms) == 1:
+    if len(ms) == 1 or (point.shape[1] == 1 and axis.shape[1] == 1 and all(m is ms[0] for m in ms)):
         return affine(ms[0], point, axis)
+    runs: list[tuple[np.ndarray, slice]] = []
+    for m, seg in zip(ms, segments, strict=True):
+        if runs and runs[-1][0] is m and seg.stop - runs[-1][1].start <= PRODUCT_COLUMNS:
+            runs[-1] = (m, slice(runs[-1][1].start, seg.stop))
+        else:
+            runs.append((m, seg))
     total = segments[-1].stop
     point_out, axis_out = np.empty((3, total)), np.empty((3, total))
-    for m, seg in zip(ms, segments, strict=True):
+    for m, seg in runs:
         p, a = affine(m, point if point.shape[1] == 1 else point[:, seg], axis if axis.shape[1] == 1 else axis[:, seg])
         point_out[:, seg] = p
         axis_out[:, seg] = a
