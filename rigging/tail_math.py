@@ -64,13 +64,27 @@ def pose_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, point: np.
     k) each); a connected bone's location is ignored.
     """
     rotation = ch[rotation_property(mode)[0]]
-    scl = ch["scale"].T
-    point, axis = point * scl, axis * scl
+    if not _ones(ch["scale"]):
+        scl = ch["scale"].T
+        point, axis = point * scl, axis * scl
     if mode == "QUATERNION":
         point, axis = rotate_by_quaternions(rotation, point, axis)
     else:
         point, axis = linear(rotation_matrices(rotation, mode), point, axis)
-    return (point if connected else point + ch["location"].T), axis
+    return _moved(point, ch["location"], connected), axis
+
+
+def _ones(scale: np.ndarray) -> bool:
+    """Whether a scale channel is one row of ones: ``v * 1.0`` is ``v`` to the bit, so the product is skipped."""
+    return len(scale) == 1 and bool((scale == 1.0).all())
+
+
+def _moved(point: np.ndarray, location: np.ndarray, connected: bool) -> np.ndarray:
+    """``point`` plus a bone's location, unless it is connected (the location is ignored) or its location is one
+    row of zeros: ``v + 0.0`` is ``v`` but for a zero's sign, and only norms of these points are kept."""
+    if connected or (len(location) == 1 and bool((location == 0.0).all())):
+        return point
+    return point + location.T
 
 
 def lower_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, length: float
@@ -91,9 +105,9 @@ def lower_basis(mode: str, ch: dict[str, np.ndarray], connected: bool, length: f
     sy = scl[:, 1].astype(np.float64)  # float64 products, as the full path's float64 point and axis give
     rotation = ch[rotation_property(mode)[0]]
     column = quaternion_y_column(rotation) if mode == "QUATERNION" else matrix_y_column(rotation, mode)
-    axis = column * sy
+    axis = column if _ones(scl[:, 1:2]) else column * sy
     point = column * (length * sy)
-    return (point if connected else point + ch["location"].T), axis
+    return _moved(point, ch["location"], connected), axis
 
 
 def matrix_y_column(rotation: np.ndarray, mode: str) -> np.ndarray:
@@ -103,11 +117,7 @@ def matrix_y_column(rotation: np.ndarray, mode: str) -> np.ndarray:
 
 def quaternion_y_column(q: np.ndarray) -> np.ndarray:
     """(3, N or 1) the y column of :func:`rotate_by_quaternions`'s matrix of the (N or 1, 4) quaternions."""
-    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")
-    norm = np.sqrt(w * w + x * x + y * y + z * z)
-    zero = norm == 0.0
-    if zero.any():
-        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    w, x, y, z, norm = _normalizing(q)
     s = 2.0 / (norm * norm)
     xs, ys, zs = x * s, y * s, z * s
     return np.stack([x * ys - w * zs, 1.0 - (x * xs + z * zs), y * zs + w * xs])
@@ -119,13 +129,25 @@ def rotate_by_quaternions(q: np.ndarray, *vectors: np.ndarray) -> list[np.ndarra
     Normalized first as Blender does (an all-zero one is a half turn about X,
     :func:`solver.rotations.matrices_from_quaternions`).
     """
-    w, x, y, z = np.array(q.T, dtype=np.float64, order="C")  # whole contiguous columns, one copy
-    norm = np.sqrt(w * w + x * x + y * y + z * z)
-    zero = norm == 0.0
-    if zero.any():
-        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    w, x, y, z, norm = _normalizing(q)
     s = 2.0 / (norm * norm)  # the rotation matrix of q / |q|, without dividing each component
     xs, ys, zs = x * s, y * s, z * s
     wx, wy, wz, xx, xy, xz, yy, yz, zz = w * xs, w * ys, w * zs, x * xs, x * ys, x * zs, y * ys, y * zs, z * zs
     m = ((1.0 - (yy + zz), xy - wz, xz + wy), (xy + wz, 1.0 - (xx + zz), yz - wx), (xz - wy, yz + wx, 1.0 - (xx + yy)))
     return [np.stack([r[0] * v[0] + r[1] * v[1] + r[2] * v[2] for r in m]) for v in vectors]
+
+
+def _normalizing(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows ``w, x, y, z`` of (N or 1, 4) quaternions and their norms, an all-zero one made ``(0, 1, 0, 0)``.
+
+    Whole contiguous rows: one copy, none when ``q`` is the transpose of (4, N) float64 rows already (those are
+    never written to).
+    """
+    rows = np.asarray(q.T, dtype=np.float64, order="C")
+    w, x, y, z = rows
+    norm = np.sqrt(w * w + x * x + y * y + z * z)
+    zero = norm == 0.0
+    if zero.any():
+        w, x, y, z = (np.array(r) for r in rows)
+        w[zero], x[zero], y[zero], z[zero], norm[zero] = 0.0, 1.0, 0.0, 0.0, 1.0
+    return w, x, y, z, norm

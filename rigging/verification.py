@@ -136,8 +136,7 @@ def _verification(rig: ChainRig, sol: ChainSolution, error: np.ndarray, deviatio
     # The chain's world length on each frame: rest length times the lower bone's world scale (armature, parents
     # and stretch included).
     tolerance = TOLERANCE * rig.total_length * scale
-    with np.errstate(invalid="ignore"):
-        mismatch = sol.valid & ~(deviation <= tolerance)
+    mismatch = sol.valid & ~(deviation <= tolerance)  # a NaN deviation is a mismatch (comparisons do not warn)
     return Verification(error=error, tolerance=tolerance, deviation=deviation, mismatch=mismatch)
 
 

@@ -10,8 +10,10 @@ pass per chain and block.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import mathutils
 import numpy as np
 
 from ..solver.rotations import rotation_property
@@ -28,14 +30,22 @@ Sources = list[tuple[str, dict[str, Source]]]
 _POSE_PROPS = {"location": 3, "rotation_quaternion": 4, "rotation_euler": 3, "rotation_axis_angle": 4, "scale": 3}
 
 
+@functools.cache
+def _matrix_order() -> str:
+    """The memory order of ``np.array(mathutils.Matrix)``: rows on 4.2, columns (its buffer) on 5.0+."""
+    probe = np.array(mathutils.Matrix.Identity(4), dtype=np.float64)
+    return "F" if probe.flags.f_contiguous and not probe.flags.c_contiguous else "C"
+
+
 class Armature:
     """What the composition reads of one armature, each in one ``foreach_get`` for all its bones.
 
     Attributes:
-        index: bone name -> its position in the arrays.
-        rests: (B, 4, 4) float64 rest matrices (``Bone.matrix_local``), each a C-contiguous 4x4.
+        index: bone name -> its position in ``rests``, ``lengths`` and ``connected``; ``pose_index`` the same in
+            ``pose``.
+        rests: per bone its float64 rest matrix (``Bone.matrix_local``), 4x4.
         lengths, connected: (B,) each bone's rest length and ``use_connect``.
-        pose: current pose channel values, property -> (B, k) float64.
+        pose: current pose channel values read so far, property -> (B, k) float64 (see :meth:`values`).
         curves: its live F-curves by data path (those the F-curve sampler applies).
     """
 
@@ -45,17 +55,28 @@ class Armature:
         self.index = {bone.name: i for i, bone in enumerate(bones)}
         flat = np.empty(16 * count, dtype=np.float32)
         bones.foreach_get("matrix_local", flat)  # column-major per matrix
-        self.rests = np.ascontiguousarray(flat.reshape(count, 4, 4).transpose(0, 2, 1), dtype=np.float64)
+        # Each its own array in the layout ``np.array(bone.matrix_local)`` gives (it picks numpy's product loops
+        # in :func:`tail_math.rest_offset`, hence the last bits).
+        self.rests = [np.array(m, dtype=np.float64, order=_matrix_order())
+                      for m in flat.reshape(count, 4, 4).transpose(0, 2, 1)]
         self.lengths = np.empty(count, dtype=np.float32)
         bones.foreach_get("length", self.lengths)
         self.connected = np.empty(count, dtype=bool)
         bones.foreach_get("use_connect", self.connected)
-        self.pose = {}
-        for prop, size in _POSE_PROPS.items():
-            values = np.empty(size * count, dtype=np.float32)
-            obj.pose.bones.foreach_get(prop, values)
-            self.pose[prop] = values.reshape(count, size).astype(np.float64)
+        self.obj = obj
+        # Pose bones have their own order (a bone added or re-parented later need not keep the bones' order).
+        self.pose_index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
+        self.pose: dict[str, np.ndarray] = {}
         self.curves = sampler.live_fcurves(obj)
+
+    def values(self, prop: str) -> np.ndarray:
+        """(B, k) the bones' current values of a pose channel (``location``, a rotation property, ``scale``)."""
+        if prop not in self.pose:
+            count = len(self.pose_index)
+            values = np.empty(_POSE_PROPS[prop] * count, dtype=np.float32)
+            self.obj.pose.bones.foreach_get(prop, values)
+            self.pose[prop] = values.reshape(count, -1).astype(np.float64)
+        return self.pose[prop]
 
 
 class Curves:
@@ -89,7 +110,7 @@ class Curves:
             prefix = anim_keys.pose_bone_path(name) + "."
             channels: dict[str, Source] = {}
             for prop in ("location", rotation_property(mode)[0], "scale"):
-                current = data.pose[prop][data.index[name]]
+                current = data.values(prop)[data.pose_index[name]]
                 live = data.curves.get(prefix + prop, ())
                 given = []
                 for fc in live:
