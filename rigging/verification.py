@@ -4,7 +4,9 @@ The solver's prediction of the tip holds for the rig it models. Anything it does
 driver the checks did not anticipate, an evaluation order, a modifier on a curve) would make the keyed error a
 promise Blender does not keep. So after the keys are written, the lower bone's world matrix is sampled over
 the baked frames with :mod:`sampling` (from the F-curves where the rig allows it, which is exact and cheap,
-stepped in a temporary scene otherwise) and the tail it gives is compared with the solver's tip.
+stepped in a temporary scene otherwise) and the tail it gives is compared with the solver's tip. Chains read
+from F-curves are composed together by :mod:`verification_compose`; this module decides which, steps the rest
+and turns what is measured into a :class:`Verification`.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def measure(context: bpy.types.Context, rigs: Sequence[ChainRig], solutions: Seq
     if keyed is None:
         keyed = [None] * len(solutions)
     # Where the armature is read from F-curves, what the bake did not write (the armature object, the chain's
-    # parents) is what the solve sampled: only the chain's own bones are composed again.
+    # parents) is what the solve sampled: only the chain's own bones are composed again, all such chains at once.
     # One eligibility check for all the chains first: a reason is found for a set of bones whenever one is found
     # for one of them, so none for all means none for each (a crowd checks each armature once, not per chain).
     if all(sol.armature_world is not None for sol in solutions) and not sampling.stepped_objects(

@@ -11,7 +11,7 @@ pass per chain and block.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 import mathutils
 import numpy as np
@@ -31,7 +31,7 @@ _POSE_PROPS = {"location": 3, "rotation_quaternion": 4, "rotation_euler": 3, "ro
 
 
 @functools.cache
-def _matrix_order() -> str:
+def _matrix_order() -> Literal["C", "F"]:
     """The memory order of ``np.array(mathutils.Matrix)``: rows on 4.2, columns (its buffer) on 5.0+."""
     probe = np.array(mathutils.Matrix.Identity(4), dtype=np.float64)
     return "F" if probe.flags.f_contiguous and not probe.flags.c_contiguous else "C"

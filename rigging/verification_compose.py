@@ -96,10 +96,10 @@ def compose_chains(rigs: Sequence[ChainRig], solutions: Sequence[ChainSolution],
             direct.append((chain, sources))
             continue
         frames = sol.frames[chain.wanted]
-        key = (rig.armature.as_pointer(), frames.tobytes())
-        if key not in readings:
-            readings[key] = _Reading(rig.armature, frames)
-        readings[key].add(chain)
+        at = (rig.armature.as_pointer(), frames.tobytes())
+        if at not in readings:
+            readings[at] = _Reading(rig.armature, frames)
+        readings[at].add(chain)
     step = max(2, ROWS)  # frames of a chain per block; no block of one frame either (see above)
     with contextlib.ExitStack() as stack:
         active = [(r, stack.enter_context(contextlib.closing(r.blocks(step)))) for r in readings.values()]
