@@ -34,9 +34,9 @@ CHUNK = 16384
 # 32 chains x 2,000 frames in one pass, a long bake's temporaries a few tens of MB.
 ROWS = 65536
 
-# Columns of one shared product at most (:func:`_affine_each`): OpenBLAS multiplies a 3x3 by up to ~29,000 columns
-# on one thread, and waking threads costs more than the product on a busy machine.
-PRODUCT_COLUMNS = 16384
+# Columns of one shared product at most, a point's and an axis' (:func:`_affine_each`): OpenBLAS multiplies a 3x3
+# by up to ~29,000 columns on one thread, and waking threads costs more than the product on a busy machine.
+PRODUCT_COLUMNS = 8192
 
 # (error, deviation, scale) per frame of a chain, NaN where not measured: the lower bone's tail to the target and
 # to the solver's tip, and the length of its y axis in world space (the chain's world scale).
@@ -316,11 +316,11 @@ def _affine_each(ms: list[np.ndarray], point: np.ndarray, axis: np.ndarray, segm
 
     A BLAS product by one matrix, as the chain alone gets: its last bits are not those of the elementwise
     product (:func:`tail_math.linear`) a matrix per column would take. Chains sharing the matrix (the same
-    object: a rest offset) share the product, over runs of up to PRODUCT_COLUMNS columns: a product's column
-    has the same bits wherever it stands among two or more (one column alone is a matrix-vector product, but
-    every segment has two or more).
+    object: a rest offset) share the product, over runs of up to PRODUCT_COLUMNS columns, and a point's and an
+    axis' columns are multiplied together: a product's column has the same bits wherever it stands among two or
+    more (one column alone is a matrix-vector product, but every segment has two or more).
     """
-    if len(ms) == 1 or (point.shape[1] == 1 and axis.shape[1] == 1 and all(m is ms[0] for m in ms)):
+    if point.shape[1] == 1 and axis.shape[1] == 1 and all(m is ms[0] for m in ms):
         return affine(ms[0], point, axis)
     runs: list[tuple[np.ndarray, slice]] = []
     for m, seg in zip(ms, segments, strict=True):
@@ -331,7 +331,12 @@ def _affine_each(ms: list[np.ndarray], point: np.ndarray, axis: np.ndarray, segm
     total = segments[-1].stop
     point_out, axis_out = np.empty((3, total)), np.empty((3, total))
     for m, seg in runs:
-        p, a = affine(m, point if point.shape[1] == 1 else point[:, seg], axis if axis.shape[1] == 1 else axis[:, seg])
-        point_out[:, seg] = p
-        axis_out[:, seg] = a
+        p, a = point if point.shape[1] == 1 else point[:, seg], axis if axis.shape[1] == 1 else axis[:, seg]
+        if p.shape[1] > 1 and a.shape[1] > 1:
+            # The point's and the axis' columns side by side in one product (the same bits, see above).
+            both = m[0, :3, :3] @ np.concatenate((p, a), axis=1)
+            np.add(both[:, :p.shape[1]], m[:, :3, 3].T, out=point_out[:, seg])
+            axis_out[:, seg] = both[:, p.shape[1]:]
+        else:
+            point_out[:, seg], axis_out[:, seg] = affine(m, p, a)
     return point_out, axis_out
