@@ -30,9 +30,10 @@ from .tail_math import affine, lower_basis, norm, pose_basis, rest_offset
 
 # Frames of one chain composed at a time by :func:`compose_chain`.
 CHUNK = 16384
-# Rows (frames summed over chains) of channels and columns held at once by :func:`compose_chains`: a crowd's
-# 32 chains x 2,000 frames in one pass, a long bake's temporaries a few tens of MB.
-ROWS = 65536
+# Rows (frames summed over chains) composed in one pass by :func:`compose_chains`, and a chain's frames per block:
+# eight chains of 2,000 frames at once, a long bake's temporaries as small as one chain's blocks of CHUNK frames
+# (on this size the per-call overhead is already small, and larger passes were not faster).
+ROWS = 16384
 
 # Columns of one shared product at most, a point's and an axis' (:func:`_affine_each`): OpenBLAS multiplies a 3x3
 # by up to ~29,000 columns on one thread, and waking threads costs more than the product on a busy machine.
