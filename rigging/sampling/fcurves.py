@@ -1,9 +1,10 @@
 """The F-curve path: world and pose matrices composed from F-curve channels and rest matrices.
 
-Channels are read straight from the keys when every segment is linear or constant (no modifiers, constant
-extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
-with ``convert_to_samples``; anything unanimated is one row. Exact for what
-:func:`.eligibility.fcurve_only_reason` lets through.
+Transform channels whose keys :mod:`.keyframes` evaluates (constant, linear and Bezier segments, no modifiers)
+are evaluated all at once with Blender's arithmetic; other curves are read straight from their keys when every
+segment is linear or constant (no modifiers, constant extrapolation), else sampled from a temporary copy of the
+curve (of its whole action when it has modifiers) with ``convert_to_samples``; anything unanimated is one row.
+Exact for what :func:`.eligibility.fcurve_only_reason` lets through.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ...solver.rotations import rotation_property
 from ...solver.spaces import compose_matrices, invert_matrices
 from .. import anim_keys
+from . import keyframes
 from .drivers import driver_values, frame_driver_reason, variable_channel
 from .eligibility import acting, action_fcurves, live
 
@@ -28,11 +30,18 @@ LARGE_ACTION_KEYS = 200_000
 
 
 class ChannelSampler:
-    """Samples F-curves at the requested frames; integer frames through temporary action copies."""
+    """Samples F-curves at the requested frames: many curves at once with :mod:`.keyframes`, the others through
+    temporary action copies (integer frames) or ``FCurve.evaluate``."""
 
     def __init__(self, frames: np.ndarray) -> None:
         self.frames = frames
         self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
+        finite = np.isfinite(frames)
+        # Blender evaluates at the frame as a float (FCurve.evaluate's argument, convert_to_samples' frames).
+        with np.errstate(over="ignore"):
+            times = frames[finite].astype(np.float32)
+        self.finite = None if finite.all() else finite
+        self.times: np.ndarray | None = times if np.isfinite(times).all() else None
         self.copies: dict[Any, Any] = {}
         self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
         self.large: dict[Any, bool] = {}
@@ -87,12 +96,31 @@ class ChannelSampler:
         return np.full(self.frames.shape, value, dtype=np.float32)
 
     def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
-        """:meth:`sample`, once per F-curve."""
+        """:meth:`sample`, once per F-curve (float32, what keys and Blender's evaluation hold anyway: half the
+        memory of a long range)."""
         key = fcurve.as_pointer()
         if key not in self.cache:
-            # Kept as float32, what keys and Blender's evaluation hold anyway: half the memory of a long range.
+            self.prefetch([fcurve])
+        if key not in self.cache:
             self.cache[key] = self.sample(anim_data, fcurve).astype(np.float32)
         return self.cache[key]
+
+    def prefetch(self, fcurves: Sequence[Any]) -> None:
+        """Evaluate, in one :func:`.keyframes.evaluate` pass, those of ``fcurves`` it covers and that are not
+        cached yet (the others are left to :meth:`sample`)."""
+        if self.times is None:
+            return
+        todo = list({fc.as_pointer(): fc for fc in fcurves if fc.as_pointer() not in self.cache}.values())
+        if not todo:
+            return
+        keys, covered = keyframes.read(todo)
+        rows = keyframes.evaluate(keys, self.times)
+        for fc, row in zip([fc for fc, ok in zip(todo, covered, strict=True) if ok], rows, strict=True):
+            if self.finite is not None:
+                full = np.full(self.frames.shape, np.nan, dtype=np.float32)
+                full[self.finite] = row
+                row = full
+            self.cache[fc.as_pointer()] = row
 
     def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
         action = anim_data.action
@@ -249,6 +277,20 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
     return channels
 
 
+def transform_fcurves(sampler: ChannelSampler, owners: Sequence[tuple[Any, Any, str]]) -> list[Any]:
+    """The F-curves :func:`_channel_values` reads for each ``(id_block, owner, prefix)``: location, the owner's
+    rotation mode's property and scale."""
+    out = []
+    for id_block, owner, prefix in owners:
+        fcurves = sampler.live_fcurves(id_block)
+        if not fcurves:
+            continue
+        rot_path, _size = rotation_property(owner.rotation_mode)
+        for prop in ("location", rot_path, "scale"):
+            out += fcurves.get(prefix + prop, ())
+    return out
+
+
 def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
     """``matrix_basis`` of an object or pose bone ``owner``: (N, 4, 4), or (1, 4, 4) when nothing moves."""
     mode = owner.rotation_mode
@@ -271,6 +313,40 @@ class Composer:
         self.block = block
         self.world: dict[Any, np.ndarray] = {obj: m[block] for obj, m in (given or {}).items()}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
+
+    def prefetch(self, requests: Sequence[tuple[Any, str | None, str]]) -> None:
+        """Evaluate every transform curve composing ``requests`` will read in one :meth:`ChannelSampler.prefetch`
+        pass: the objects, bones, parents and Child Of targets :meth:`object_world` and :meth:`bone_pose` visit."""
+        seen: set[tuple[Any, str | None]] = set()
+        owners: list[tuple[Any, Any, str]] = []
+
+        def visit_object(obj: Any) -> None:
+            if obj in self.world or (obj, None) in seen:
+                return
+            seen.add((obj, None))
+            owners.append((obj, obj, ""))
+            if obj.parent is not None:
+                visit_object(obj.parent)
+                if obj.parent_type == "BONE":
+                    visit_bone(obj.parent, obj.parent_bone)
+            for con in acting(obj.constraints):
+                visit_object(con.target)
+                if con.subtarget:
+                    visit_bone(con.target, con.subtarget)
+
+        def visit_bone(obj: Any, name: str) -> None:
+            while name is not None and (obj, name) not in seen:
+                seen.add((obj, name))
+                owners.append((obj, obj.pose.bones[name], anim_keys.pose_bone_path(name) + "."))
+                parent = obj.data.bones[name].parent
+                name = parent.name if parent is not None else None
+
+        for obj, bone, kind in requests:
+            if bone is None or kind != "ARMATURE":
+                visit_object(obj)
+            if bone is not None:
+                visit_bone(obj, bone)
+        self.sampler.prefetch(transform_fcurves(self.sampler, owners))
 
     def object_world(self, obj: Any) -> np.ndarray:
         """(N or 1, 4, 4) ``matrix_world``."""
@@ -326,6 +402,7 @@ def sample_fcurves(
     """Compose ``requests`` from F-curves into ``out[idx]`` (``given``: see :class:`Composer`)."""
     sampler = ChannelSampler(frames)
     try:
+        Composer(sampler, slice(None), given).prefetch(requests)
         for first in range(0, frames.size, COMPOSE_BLOCK):
             block = slice(first, first + COMPOSE_BLOCK)
             composer = Composer(sampler, block, given)
@@ -383,6 +460,9 @@ def iter_pose_channels(
     sampler = ChannelSampler(frames_arr)
     prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
     try:
+        sampler.prefetch([fc for fc in transform_fcurves(sampler, [(obj, obj.pose.bones[name], prefixes[name])
+                                                                   for name in bones])
+                          if known is None or fc.as_pointer() not in known or len(fc.modifiers)])
         for first in range(0, frames_arr.size, block):
             rows = slice(first, min(first + block, frames_arr.size))
             out = {}
