@@ -82,47 +82,50 @@ class Keys:
 def read(fcurves: Sequence[Any]) -> tuple[Keys, list[bool]]:
     """The keys of the ``fcurves`` this module evaluates, and per curve whether it does (see the module docstring).
 
+    Every curve's keys are read into one buffer (four ``foreach_get`` per curve) and checked in one pass.
+
     Returns:
         (the keys of the evaluable curves in their order, one flag per curve of ``fcurves``).
     """
     constant, linear, bezier = interpolation_ids()
-    parts: list[tuple[np.ndarray, ...]] = []
-    flags: list[bool] = []
-    extrapolations: list[bool] = []
-    for fc in fcurves:
-        points = fc.keyframe_points
-        n = len(points)
-        if (n == 0 or len(fc.modifiers) or len(fc.sampled_points) or not transform_path(fc.data_path)):
-            flags.append(False)
-            continue
-        ipo_u8 = np.empty(n, dtype=np.uint8)
-        points.foreach_get("interpolation", ipo_u8)
-        ipo = ipo_u8.astype(np.int64)
-        segments = ipo[:-1]
-        if not ((segments == constant) | (segments == linear) | (segments == bezier)).all():
-            flags.append(False)
-            continue
-        co = np.empty(2 * n, dtype=np.float32)
-        points.foreach_get("co", co)
-        x, y = co[0::2], co[1::2]
-        if not np.isfinite(x).all() or (n > 1 and not (np.diff(x.astype(np.float64)) >= MIN_SPACING).all()):
-            flags.append(False)
-            continue
-        left = np.empty(2 * n, dtype=np.float32)
-        right = np.empty(2 * n, dtype=np.float32)
-        points.foreach_get("handle_left", left)
-        points.foreach_get("handle_right", right)
-        parts.append((x, y, left[0::2], left[1::2], right[0::2], right[1::2], ipo))
-        extrapolations.append(fc.extrapolation == "LINEAR")
-        flags.append(True)
-    counts = np.array([len(p[0]) for p in parts], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if len(parts) else counts
-    columns = [np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dtype=np.float32) for i in range(7)]
-    keys = Keys(starts, counts, *columns[:6], interpolation=columns[6].astype(np.int64),
-                linear=np.array(extrapolations, dtype=bool))
+    candidates = [(i, fc.keyframe_points, fc) for i, fc in enumerate(fcurves)
+                  if not len(fc.modifiers) and not len(fc.sampled_points) and transform_path(fc.data_path)]
+    counts = np.array([len(points) for _i, points, _fc in candidates], dtype=np.int64)
+    candidates = [c for c, n in zip(candidates, counts.tolist(), strict=True) if n]
+    counts = counts[counts > 0]
+    total = int(counts.sum())
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    ipo_u8 = np.empty(total, dtype=np.uint8)
+    co, left, right = (np.empty(2 * total, dtype=np.float32) for _ in range(3))
+    for (_i, points, _fc), lo, n in zip(candidates, starts.tolist(), counts.tolist(), strict=True):
+        points.foreach_get("interpolation", ipo_u8[lo:lo + n])
+        points.foreach_get("co", co[2 * lo:2 * (lo + n)])
+        points.foreach_get("handle_left", left[2 * lo:2 * (lo + n)])
+        points.foreach_get("handle_right", right[2 * lo:2 * (lo + n)])
+    ipo = ipo_u8.astype(np.int64)
+    x = co[0::2]
+    bad = ~((ipo == constant) | (ipo == linear) | (ipo == bezier))
+    if total:
+        bad[starts + counts - 1] = False  # a curve's last key's interpolation only picks its extrapolation
+        bad |= ~np.isfinite(x)
+        close = np.zeros(total, dtype=bool)
+        close[1:] = ~(np.diff(x.astype(np.float64)) >= MIN_SPACING)
+        close[starts] = False  # a curve's first key has no key before it
+        bad |= close
+    ok = np.add.reduceat(bad, starts) == 0 if total else np.zeros(0, dtype=bool)
+    flags = [False] * len(fcurves)
+    for (i, _points, _fc), good in zip(candidates, ok.tolist(), strict=True):
+        flags[i] = good
+    keep = np.repeat(ok, counts)
+    kept = counts[ok]
+    keys = Keys(
+        start=np.concatenate([[0], np.cumsum(kept)[:-1]]).astype(np.int64) if kept.size else kept,
+        count=kept, x=x[keep], y=co[1::2][keep], left_x=left[0::2][keep], left_y=left[1::2][keep],
+        right_x=right[0::2][keep], right_y=right[1::2][keep], interpolation=ipo[keep],
+        linear=np.array([fc.extrapolation == "LINEAR" for (_i, _p, fc), good
+                         in zip(candidates, ok.tolist(), strict=True) if good], dtype=bool),
+    )
     return keys, flags
-
-
 
 
 def evaluate(keys: Keys, times: np.ndarray) -> np.ndarray:
