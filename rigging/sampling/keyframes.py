@@ -6,12 +6,10 @@ interpolation (constant, linear ``change * time / duration + begin``, Bezier: ha
 loop, ``findzero`` solving the cubic in double, ``berekeny`` in float) and, outside the keys, the curve's
 extrapolation. This module repeats exactly those float32 and double operations in the same order, over every
 (curve, time) pair at once: the keys of all curves are concatenated, one ``searchsorted`` finds every sample's
-segment, one Bezier solve covers every Bezier sample. numpy's elementwise float operations round as C does (no
-contraction into fused multiply-adds), ``sqrt`` is exact everywhere, and ``exp``, ``log``, ``cos`` and ``acos``
-come from the C library Blender calls (numpy's own where it gives the same bits on this machine, which
-:func:`_libm` checks once; else Python's ``math``, which calls that library).
+segment, and the Bezier parameters (:mod:`.roots`) are solved once per group of curves sharing their key and
+handle frames. numpy's elementwise float operations round as C does (no contraction into fused multiply-adds).
 
-:func:`evaluable` says which curves this covers (the rest is sampled by Blender, :mod:`.fcurves`): a transform
+:func:`read` says which curves this covers (the rest is sampled by Blender, :mod:`.fcurves`): a transform
 channel (a float property, so no integer or discrete-value flag) without modifiers or baked samples, whose
 segments are constant, linear or Bezier and whose keys are ordered and at least :data:`MIN_SPACING` apart.
 """
@@ -19,13 +17,14 @@ segments are constant, linear or Bezier and whose keys are ordered and at least 
 from __future__ import annotations
 
 import functools
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import bpy
 import numpy as np
+
+from . import roots
 
 # The channels whose curves this module evaluates: float properties, so Blender sets neither the integer nor the
 # discrete-values flag on their curves (both change the evaluation).
@@ -37,8 +36,6 @@ MIN_SPACING = 0.01
 _F = np.float32
 _THRESHOLD = _F(0.0001)  # the binary search's, passed as a float
 _FLT_EPSILON = _F(np.finfo(np.float32).eps)
-_SMALL = _F(-1.0e-10)  # float(SMALL): the lowest root findzero accepts
-_ONE = _F(1.000001)  # the highest
 _THREE = _F(3.0)
 _TWO = _F(2.0)
 
@@ -201,10 +198,9 @@ def _extrapolate(keys: Keys, end: np.ndarray, direction: int, t: np.ndarray) -> 
     return np.where(held[:, None], y0[:, None], y0[:, None] - slope[:, None] * (x0[:, None] - t[None, :]))
 
 
-_HELD, _LINEAR, _CUBIC, _LOWER = 0, 1, 2, 3
+_HELD, _LINEAR, _CUBIC, _LOWER = 0, 1, roots.CUBIC, roots.LOWER
 # Columns of the per-segment tables: times (float32), solve_cubic's terms (float64), values (float32).
 _X0, _X1, _DURATION, _KIND = range(4)
-_A, _QA, _C3, _P3, _ROOT_P, _ROOT_P3 = range(6)
 _Y0, _Y1, _K1, _K2, _K3, _CHANGE, _FLAT = range(7)
 
 
@@ -328,7 +324,7 @@ def _interpolate(keys: Keys, times: np.ndarray) -> np.ndarray:
     curved = free & (kind >= _CUBIC)
     if curved.any():
         pick = None if curved.all() else np.nonzero(curved)[0]
-        sub_root, sub_found = _findzero(terms[row if pick is None else row[pick]], _take(x0, pick),
+        sub_root, sub_found = roots.findzero(terms[row if pick is None else row[pick]], _take(x0, pick),
                                         _take(t, pick), _take(kind, pick))
         root[_take(np.arange(t.size), pick)], found[_take(np.arange(t.size), pick)] = sub_root, sub_found
 
@@ -365,149 +361,3 @@ def _interpolate(keys: Keys, times: np.ndarray) -> np.ndarray:
 
 def _take(values: np.ndarray, pick: np.ndarray | None) -> np.ndarray:
     return values if pick is None else values[pick]
-
-
-def _findzero(terms: np.ndarray, x0: np.ndarray, x: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``findzero`` + ``solve_cubic`` at times ``x`` in Bezier segments (first key's time ``x0``, ``kind``
-    _CUBIC or _LOWER, float64 ``terms`` from :func:`_segments`): the first root in [SMALL, 1.000001].
-
-    Returns:
-        (float32 roots, whether one was found), per element.
-    """
-    exp, log, cos, acos = _libm()
-    c0 = (x0 - x).astype(np.float64)
-    root = np.zeros(x.shape, dtype=np.float32)
-    found = np.zeros(x.shape, dtype=bool)
-
-    def offer(where: np.ndarray | None, candidate: np.ndarray) -> None:
-        # solve_cubic keeps the first candidate in range, in the order it computes them (one per element of
-        # the indices ``where``, None: every element).
-        cand = candidate.astype(np.float32)
-        ok = (cand >= _SMALL) & (cand <= _ONE)
-        if where is None:
-            if not found.any():  # the first candidate of every element
-                root[...] = cand
-                found[...] = ok
-                return
-            take = ok & ~found
-            np.copyto(root, cand, where=take)
-            found[...] |= take
-        else:
-            take = ok & ~found[where]
-            chosen = where[take]
-            root[chosen] = cand[take]
-            found[chosen] = True
-
-    def cbrt(v: np.ndarray) -> np.ndarray:
-        # sqrt3d; at 0, exp(log(0) / 3) is its 0 too.
-        e = exp(log(np.abs(v)) / 3.0)
-        return np.where(v < 0.0, -e, e)
-
-    cubic = kind == _CUBIC
-    every = cubic.all()
-    if every or cubic.any():
-        ci = None if every else np.nonzero(cubic)[0]
-        sub = terms if ci is None else terms[ci]
-        a = sub[:, _A]
-        q = (sub[:, _QA] + (c0 if ci is None else c0[ci]) / sub[:, _C3]) / 2
-        d = q * q + sub[:, _P3]
-        one = d > 0.0
-        all_one = one.all()
-        if all_one or one.any():  # one real root, offered alone
-            oi = None if all_one else np.nonzero(one)[0]
-            qo = -(q if oi is None else q[oi])
-            r = np.sqrt(d if oi is None else d[oi])
-            # sqrt3d of -q + r and -q - r: neither is -0.0 (r > 0), so copysign gives sqrt3d's sign exactly.
-            first, second = qo + r, qo - r
-            cubes = np.copysign(exp(log(np.abs(first)) / 3.0), first)
-            cubes += np.copysign(exp(log(np.abs(second)) / 3.0), second)
-            offer(_within(ci, oi), cubes - (a if oi is None else a[oi]))
-        double = d == 0.0
-        if double.any():
-            di = np.nonzero(double)[0]
-            r, ad = cbrt(-q[di]), a[di]
-            for candidate in (2 * r - ad, -r - ad):
-                offer(_within(ci, di), candidate)
-        three = ~(one | double)  # d < 0, or NaN
-        if three.any():
-            ti = np.nonzero(three)[0]
-            at, st = a[ti], sub[ti]
-            phi = acos(-q[ti] / st[:, _ROOT_P3])
-            r = st[:, _ROOT_P]
-            pc = cos(phi / 3)
-            qc = np.sqrt(3 - 3 * pc * pc)
-            for candidate in (2 * r * pc - at, -r * (pc + qc) - at, -r * (pc - qc) - at):
-                offer(_within(ci, ti), candidate)
-    lower = np.nonzero(kind == _LOWER)[0]
-    if lower.size:
-        sub = terms[lower]
-        a, b, c = sub[:, _A], sub[:, _QA], c0[lower]
-        quadratic = a != 0.0
-        disc = b * b - 4 * a * c
-        two, touch = quadratic & (disc > 0), quadratic & (disc == 0)
-        r = np.sqrt(disc[two])
-        offer(lower[two], (-b[two] - r) / (2 * a[two]))
-        offer(lower[two], (-b[two] + r) / (2 * a[two]))
-        offer(lower[touch], -b[touch] / (2 * a[touch]))
-        line = ~quadratic & (b != 0.0)
-        offer(lower[line], -c[line] / b[line])
-        found[lower[~quadratic & (b == 0.0) & (c == 0.0)]] = True  # the root 0
-    return root, found
-
-
-def _within(outer: np.ndarray | None, inner: np.ndarray | None) -> np.ndarray | None:
-    """``inner`` (indices into the elements ``outer`` picks, None: all) as indices into the whole."""
-    if outer is None:
-        return inner
-    return outer if inner is None else outer[inner]
-
-
-_Unary = Callable[[np.ndarray], np.ndarray]
-
-
-def _c_exp(v: float) -> float:
-    try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
-
-
-def _c_log(v: float) -> float:
-    if v == 0.0:
-        return -math.inf
-    return math.log(v) if v > 0.0 or math.isnan(v) else math.nan
-
-
-def _c_cos(v: float) -> float:
-    return math.cos(v) if math.isfinite(v) else math.nan
-
-
-def _c_acos(v: float) -> float:
-    return math.acos(v) if -1.0 <= v <= 1.0 else math.nan
-
-
-def _elementwise(function: Callable[[float], float]) -> _Unary:
-    def call(values: np.ndarray) -> np.ndarray:
-        return np.array([function(v) for v in values.ravel().tolist()], dtype=np.float64).reshape(values.shape)
-    return call
-
-
-@functools.cache
-def _libm() -> tuple[_Unary, _Unary, _Unary, _Unary]:
-    """``exp``, ``log``, ``cos``, ``acos`` over float64 arrays with the C library's bits.
-
-    numpy's ufuncs are taken when they agree with Python's ``math`` (the C library, which Blender calls too) on
-    a spread of arguments: numpy's own SIMD versions (on some CPUs) may round differently, and then each element
-    goes through ``math`` (C's results where ``math`` raises).
-    """
-    rng = np.random.default_rng(17)
-    battery: list[tuple[_Unary, Callable[[float], float], np.ndarray]] = [
-        (np.exp, _c_exp, rng.uniform(-700.0, 240.0, 512)),
-        (np.log, _c_log, np.exp(rng.uniform(-690.0, 690.0, 512))),
-        (np.cos, _c_cos, rng.uniform(0.0, math.pi, 512)),
-        (np.arccos, _c_acos, rng.uniform(-1.0, 1.0, 512)),
-    ]
-    chosen = []
-    for ufunc, scalar, args in battery:
-        chosen.append(ufunc if np.array_equal(ufunc(args), _elementwise(scalar)(args)) else _elementwise(scalar))
-    return chosen[0], chosen[1], chosen[2], chosen[3]

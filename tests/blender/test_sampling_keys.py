@@ -58,7 +58,7 @@ def test_curves_from_keys_and_single_copies_match_blender(empty_file: bpy.types.
                                                           extrapolation: str, modifier: str | None,
                                                           copy_one_at_a_time: bool) -> None:
     if copy_one_at_a_time:  # as for a long bake's action
-        monkeypatch.setattr(harness.package("rigging.sampling.fcurves"), "LARGE_ACTION_KEYS", 0)
+        monkeypatch.setattr(harness.package("rigging.sampling.channels"), "LARGE_ACTION_KEYS", 0)
     objects = [_keyed("A", interpolations, extrapolation, modifier), _keyed("B", ["BEZIER"])]
     actions = len(bpy.data.actions)
     ours = sampling.sample_world_matrices(bpy.context, [(obj, None) for obj in objects], FRAMES, method="FCURVES")
