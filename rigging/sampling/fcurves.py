@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...solver.rotations import rotation_property
-from ...solver.spaces import compose_matrices, invert_matrices
+from ...solver.spaces import compose_matrices, invert_matrices, rotation_matrices
 from .. import anim_keys
 from .channels import LARGE_ACTION_KEYS, ChannelSampler
 from .eligibility import acting
@@ -134,6 +134,42 @@ class Composer:
                 visit_bone(obj, bone)
         self.sampler.prefetch(transform_fcurves(self.sampler, owners))
 
+    def compose_roots(self, requests: Sequence[tuple[Any, int]], out: np.ndarray) -> set[Any]:
+        """Write the world matrices of the requested objects ``(obj, row of out)`` that have no parent and no
+        acting constraint (their world matrix is their basis) into ``out[row, block]``.
+
+        Objects of one rotation mode and channel shape (which channels move) are composed in one pass, with
+        the operations :func:`solver.spaces.compose_matrices` applies to each (elementwise, so the same bits).
+
+        Returns:
+            The objects written (later requests read their matrices from the composer).
+        """
+        groups: dict[tuple[str, int, int, int], list[tuple[Any, int, dict[str, np.ndarray]]]] = {}
+        for obj, row in requests:
+            if obj in self.world or obj.parent is not None or acting(obj.constraints):
+                continue
+            channels = _channel_values(self.sampler, self.block, obj, obj, "")
+            mode = obj.rotation_mode
+            rot_path = rotation_property(mode)[0]
+            shape = (mode, len(channels["location"]), len(channels[rot_path]), len(channels["scale"]))
+            groups.setdefault(shape, []).append((obj, row, channels))
+        done: set[Any] = set()
+        for (mode, *lengths), members in groups.items():
+            rot_path = rotation_property(mode)[0]
+            rows = np.array([row for _obj, row, _ch in members])
+            loc, rot, scale = (np.stack([ch[prop] for _obj, _row, ch in members])
+                               for prop in ("location", rot_path, "scale"))
+            basis = rotation_matrices(rot.reshape(-1, rot.shape[2]), mode).reshape(*rot.shape[:2], 3, 3)
+            out[rows, self.block, :3, :3] = basis * scale[:, :, None, :]
+            out[rows, self.block, :3, 3] = loc
+            out[rows, self.block, 3, :3] = 0.0
+            out[rows, self.block, 3, 3] = 1.0
+            moving = max(lengths) > 1
+            for obj, row, _ch in members:
+                self.world[obj] = out[row, self.block] if moving else out[row, self.block][:1]
+                done.add(obj)
+        return done
+
     def object_world(self, obj: Any) -> np.ndarray:
         """(N or 1, 4, 4) ``matrix_world``."""
         if obj not in self.world:
@@ -192,8 +228,11 @@ def sample_fcurves(
         for first in range(0, frames.size, COMPOSE_BLOCK):
             block = slice(first, first + COMPOSE_BLOCK)
             composer = Composer(sampler, block, given)
+            done = composer.compose_roots([(obj, i) for (obj, bone, _kind), i in zip(requests, idx, strict=True)
+                                           if bone is None], out)
             for (obj, bone, kind), i in zip(requests, idx, strict=True):
-                compose_request(composer, obj, bone, kind, out[i, block])
+                if bone is not None or obj not in done:
+                    compose_request(composer, obj, bone, kind, out[i, block])
     finally:
         sampler.close()
 
