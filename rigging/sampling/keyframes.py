@@ -91,7 +91,7 @@ def read(fcurves: Sequence[Any]) -> tuple[Keys, list[bool]]:
     candidates = [c for c, n in zip(candidates, counts.tolist(), strict=True) if n]
     counts = counts[counts > 0]
     total = int(counts.sum())
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    starts = np.cumsum(counts) - counts
     ipo_u8 = np.empty(total, dtype=np.uint8)
     co, left, right = (np.empty(2 * total, dtype=np.float32) for _ in range(3))
     for (_i, points, _fc), lo, n in zip(candidates, starts.tolist(), counts.tolist(), strict=True):
@@ -116,7 +116,7 @@ def read(fcurves: Sequence[Any]) -> tuple[Keys, list[bool]]:
     keep = np.repeat(ok, counts)
     kept = counts[ok]
     keys = Keys(
-        start=np.concatenate([[0], np.cumsum(kept)[:-1]]).astype(np.int64) if kept.size else kept,
+        start=np.cumsum(kept) - kept,
         count=kept, x=x[keep], y=co[1::2][keep], left_x=left[0::2][keep], left_y=left[1::2][keep],
         right_x=right[0::2][keep], right_y=right[1::2][keep], interpolation=ipo[keep],
         linear=np.array([fc.extrapolation == "LINEAR" for (_i, _p, fc), good
@@ -294,7 +294,7 @@ def _curves(keys: Keys, which: np.ndarray) -> Keys:
     index = np.concatenate([np.arange(lo, lo + n) for lo, n in zip(keys.start[which].tolist(),
                                                                       keys.count[which].tolist(), strict=True)])
     count = keys.count[which]
-    start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+    start = np.cumsum(count) - count
     return Keys(start, count, keys.x[index], keys.y[index], keys.left_x[index], keys.left_y[index],
                 keys.right_x[index], keys.right_y[index], keys.interpolation[index], keys.linear[which])
 
