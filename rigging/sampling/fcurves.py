@@ -66,7 +66,7 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
 def transform_fcurves(sampler: ChannelSampler, owners: Sequence[tuple[Any, Any, str]]) -> list[Any]:
     """The F-curves :func:`_channel_values` reads for each ``(id_block, owner, prefix)``: location, the owner's
     rotation mode's property and scale."""
-    out = []
+    out: list[Any] = []
     for id_block, owner, prefix in owners:
         fcurves = sampler.live_fcurves(id_block)
         if not fcurves:
@@ -121,11 +121,11 @@ class Composer:
                     visit_bone(con.target, con.subtarget)
 
         def visit_bone(obj: Any, name: str) -> None:
-            while name is not None and (obj, name) not in seen:
-                seen.add((obj, name))
-                owners.append((obj, obj.pose.bones[name], anim_keys.pose_bone_path(name) + "."))
-                parent = obj.data.bones[name].parent
-                name = parent.name if parent is not None else None
+            bone = obj.data.bones[name]
+            while bone is not None and (obj, bone.name) not in seen:
+                seen.add((obj, bone.name))
+                owners.append((obj, obj.pose.bones[bone.name], anim_keys.pose_bone_path(bone.name) + "."))
+                bone = bone.parent
 
         for obj, bone, kind in requests:
             if bone is None or kind != "ARMATURE":
@@ -156,17 +156,19 @@ class Composer:
         done: set[Any] = set()
         for (mode, *lengths), members in groups.items():
             rot_path = rotation_property(mode)[0]
-            rows = np.array([row for _obj, row, _ch in members])
-            loc, rot, scale = (np.stack([ch[prop] for _obj, _row, ch in members])
-                               for prop in ("location", rot_path, "scale"))
-            basis = rotation_matrices(rot.reshape(-1, rot.shape[2]), mode).reshape(*rot.shape[:2], 3, 3)
-            out[rows, self.block, :3, :3] = basis * scale[:, :, None, :]
-            out[rows, self.block, :3, 3] = loc
-            out[rows, self.block, 3, :3] = 0.0
-            out[rows, self.block, 3, 3] = 1.0
+            rot = np.stack([ch[rot_path] for _obj, _row, ch in members])
+            scale = np.stack([ch["scale"] for _obj, _row, ch in members])
+            linear = rotation_matrices(rot.reshape(-1, rot.shape[2]), mode).reshape(*rot.shape[:2], 3, 3)
+            linear = linear * scale[:, :, None, :]
             moving = max(lengths) > 1
-            for obj, row, _ch in members:
-                self.world[obj] = out[row, self.block] if moving else out[row, self.block][:1]
+            for j, (obj, row, channels) in enumerate(members):
+                # Written in place: the crowd's matrices are most of the memory this touches.
+                target = out[row, self.block]
+                target[:, :3, :3] = linear[j]
+                target[:, :3, 3] = channels["location"]
+                target[:, 3, :3] = 0.0
+                target[:, 3, 3] = 1.0
+                self.world[obj] = target if moving else target[:1]
                 done.add(obj)
         return done
 
