@@ -22,6 +22,8 @@ from . import keyframes
 from .drivers import driver_values, frame_driver_reason, variable_channel
 from .eligibility import action_fcurves, live
 
+# Frames evaluated at a time by :func:`.keyframes.evaluate`.
+EVALUATE_BLOCK = 16384
 # Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
 LARGE_ACTION_KEYS = 200_000
 
@@ -111,7 +113,9 @@ class ChannelSampler:
         if not todo:
             return
         keys, covered = keyframes.read(todo)
-        rows = keyframes.evaluate(keys, self.times)
+        # A long range in blocks: the evaluation's temporaries stay a few MB (the rows kept are float32).
+        rows = np.concatenate([keyframes.evaluate(keys, self.times[first:first + EVALUATE_BLOCK])
+                               for first in range(0, max(self.times.size, 1), EVALUATE_BLOCK)], axis=1)
         for fc, row in zip([fc for fc, ok in zip(todo, covered, strict=True) if ok], rows, strict=True):
             if self.finite is not None:
                 full = np.full(self.frames.shape, np.nan, dtype=np.float32)

@@ -196,3 +196,17 @@ def test_root_objects_composed_together_as_one_by_one(empty_file: bpy.types.Scen
         bpy.context.scene.frame_set(int(frame))
         truth[:, f_i] = [np.array(obj.matrix_world) for obj in objects]
     np.testing.assert_allclose(together, truth, atol=2e-6)
+
+
+def test_long_ranges_are_evaluated_in_blocks(empty_file: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(13)
+    obj = _random_objects(rng, 1, ("BEZIER", "LINEAR"))[0]
+    channels = [("location", i) for i in range(3)]
+    frames = np.arange(-12, 40, dtype=np.float64) + 0.5 * (np.arange(52) % 3 == 0)
+    whole = sampling.sample_channels(obj, channels, frames)
+    monkeypatch.setattr(harness.package("rigging.sampling.channels"), "EVALUATE_BLOCK", 5)
+    blocks = sampling.sample_channels(obj, channels, frames)
+    for a, b, (path, i) in zip(whole, blocks, channels, strict=True):
+        np.testing.assert_array_equal(a, b)
+        fc = anim_keys.find_fcurve(obj, path, i)
+        np.testing.assert_array_equal(a.astype(np.float32), _blender([fc], frames.astype(np.float32))[0])
