@@ -333,28 +333,26 @@ def _interpolate(keys: Keys, times: np.ndarray) -> np.ndarray:
         by_group = values.reshape(representatives.size, n)
         return np.broadcast_to(by_group, (curves, n)) if representatives.size == 1 else by_group[group]
 
-    # Each curve's own row of its segment: its first key's row plus the segment's place in its group's curve.
-    local = (row - np.repeat(shared.start, n)).reshape(-1, n)
-    own = (keys.start[:, None] + local[group]).clip(0, keys.x.size)
-    value_rows = _value_segments(keys)
-    y0 = value_rows[:, _Y0][own]
-    value = np.where(per_curve(on_next), value_rows[:, _Y1][own], y0)  # also the held segments' value
+    # Each curve's own segment rows, lined up with its samples like its group's (the same key frames).
+    values = np.repeat(_value_segments(keys), _segment_rows(keys, times), axis=0).reshape(curves, n, -1)
+    y0 = values[:, :, _Y0]
+    value = np.where(per_curve(on_next), values[:, :, _Y1], y0)  # also the held segments' value
     kind_c = per_curve(kind)
     free_c = per_curve(free)
     line = free_c & (kind_c == _LINEAR)
     if line.any():
-        lin = (value_rows[:, _CHANGE][own] * per_curve(t - x0)) / per_curve(seg[:, _DURATION]) + y0
+        lin = (values[:, :, _CHANGE] * per_curve(t - x0)) / per_curve(seg[:, _DURATION]) + y0
         np.copyto(value, lin, where=line)
-    bezier = free_c & (kind_c >= _CUBIC) & (value_rows[:, _FLAT][own] == 0)  # level handles keep y0
+    bezier = free_c & (kind_c >= _CUBIC) & (values[:, :, _FLAT] == 0)  # level handles keep y0
     if bezier.any():
         # berekeny, in float: ((c0 + t c1) + t t c2) + t t t c3.
         r = per_curve(root)
         r2 = per_curve(root * root)
         r3 = per_curve((root * root) * root)
-        y = r * value_rows[:, _K1][own]
+        y = r * values[:, :, _K1]
         y += y0
-        y += r2 * value_rows[:, _K2][own]
-        y += r3 * value_rows[:, _K3][own]
+        y += r2 * values[:, :, _K2]
+        y += r3 * values[:, :, _K3]
         np.copyto(value, np.where(per_curve(found), y, _F(0.0)), where=bezier)  # findzero failed: Blender gives 0
     return value
 
