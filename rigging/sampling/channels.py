@@ -107,7 +107,7 @@ class ChannelSampler:
     def prefetch(self, fcurves: Sequence[Any]) -> None:
         """Evaluate, in one :func:`.keyframes.evaluate` pass, those of ``fcurves`` it covers and that are not
         cached yet (the others are left to :meth:`sample`)."""
-        if self.times is None:
+        if self.times is None or not keyframes.trusted():
             return
         todo = list({fc.as_pointer(): fc for fc in fcurves if fc.as_pointer() not in self.cache}.values())
         if not todo:
@@ -116,7 +116,10 @@ class ChannelSampler:
         # A long range in blocks: the evaluation's temporaries stay a few MB (the rows kept are float32).
         rows = np.concatenate([keyframes.evaluate(keys, self.times[first:first + EVALUATE_BLOCK])
                                for first in range(0, max(self.times.size, 1), EVALUATE_BLOCK)], axis=1)
-        for fc, row in zip([fc for fc, ok in zip(todo, covered, strict=True) if ok], rows, strict=True):
+        evaluated = [fc for fc, ok in zip(todo, covered, strict=True) if ok]
+        if not keyframes.spot_check(evaluated, self.times, rows):
+            return  # this Blender's arithmetic differs: everything is left to Blender from now on
+        for fc, row in zip(evaluated, rows, strict=True):
             if self.finite is not None:
                 full = np.full(self.frames.shape, np.nan, dtype=np.float32)
                 full[self.finite] = row

@@ -155,6 +155,39 @@ def evaluate(keys: Keys, times: np.ndarray) -> np.ndarray:
     return out
 
 
+# Samples of each evaluation compared with Blender's own FCurve.evaluate (a few µs).
+SPOT_CHECKS = 24
+_agreement = {"trusted": True}
+
+
+def trusted() -> bool:
+    """Whether :func:`evaluate` has agreed with Blender in every :func:`spot_check` of this session."""
+    return _agreement["trusted"]
+
+
+def spot_check(fcurves: Sequence[Any], times: np.ndarray, values: np.ndarray) -> bool:
+    """Compare :data:`SPOT_CHECKS` of ``values`` (from :func:`evaluate` of ``fcurves`` at ``times``), spread over
+    the curves and times and preferring samples between keys, with ``FCurve.evaluate``.
+
+    A Blender build whose arithmetic differs (one that fuses multiply-adds, another C library) would show it
+    here: then :func:`trusted` turns False for the session and every curve is left to Blender.
+
+    Returns:
+        Whether every sample compared agreed bit for bit.
+    """
+    if not len(fcurves) or not times.size:
+        return True
+    picks = np.linspace(0, values.size - 1, SPOT_CHECKS).astype(np.int64)
+    curve, column = np.divmod(picks, times.size)
+    for c, j in zip(curve.tolist(), column.tolist(), strict=True):
+        ours = values[c, j]
+        theirs = np.float32(fcurves[c].evaluate(float(times[j])))
+        if not (ours == theirs or (np.isnan(ours) and np.isnan(theirs))):
+            _agreement["trusted"] = False
+            return False
+    return True
+
+
 def _segment_rows(keys: Keys, times: np.ndarray) -> np.ndarray:
     """How many of the (curve-major, time-sorted) samples fall in each segment.
 

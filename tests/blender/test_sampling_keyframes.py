@@ -210,3 +210,22 @@ def test_long_ranges_are_evaluated_in_blocks(empty_file: bpy.types.Scene, monkey
         np.testing.assert_array_equal(a, b)
         fc = anim_keys.find_fcurve(obj, path, i)
         np.testing.assert_array_equal(a.astype(np.float32), _blender([fc], frames.astype(np.float32))[0])
+
+
+def test_a_disagreeing_evaluation_hands_every_curve_back_to_blender(empty_file: bpy.types.Scene,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """If this Blender's arithmetic differed (say, fused multiply-adds), the spot checks would catch it and the
+    curves would be sampled by Blender; the results stay Blender's."""
+    rng = np.random.default_rng(17)
+    obj = _random_objects(rng, 1, ("BEZIER",))[0]
+    channels = [("location", i) for i in range(3)]
+    frames = np.arange(-5, 40, dtype=np.float64)
+    assert keyframes.trusted()
+    evaluate = keyframes.evaluate
+    monkeypatch.setattr(keyframes, "evaluate", lambda k, t: np.nextafter(evaluate(k, t), np.float32(np.inf)))
+    monkeypatch.setitem(keyframes._agreement, "trusted", True)
+    got = sampling.sample_channels(obj, channels, frames)
+    assert not keyframes.trusted()
+    for values, (path, i) in zip(got, channels, strict=True):
+        fc = anim_keys.find_fcurve(obj, path, i)
+        np.testing.assert_array_equal(values.astype(np.float32), _blender([fc], frames.astype(np.float32))[0])
