@@ -318,9 +318,12 @@ def sample_channels(id_block: Any, channels: Sequence[tuple[str, int]],
     sampler = ChannelSampler(frames_arr)
     try:
         live_curves = sampler.live_fcurves(id_block)
+        curves = [next((f for f in live_curves.get(path, ()) if f.array_index == index), None)
+                  for path, index in channels]
+        if frames_arr.size > EVALUATE_FRAMES:
+            sampler.prefetch([fc for fc in curves if fc is not None])
         out: list[np.ndarray | None] = []
-        for path, index in channels:
-            fc = next((f for f in live_curves.get(path, ()) if f.array_index == index), None)
+        for fc in curves:
             if fc is None:
                 out.append(None)
             elif frames_arr.size <= EVALUATE_FRAMES:
