@@ -391,4 +391,5 @@ def _interpolate(keys: Keys, times: np.ndarray) -> np.ndarray:
 
 
 def _take(values: np.ndarray, pick: np.ndarray | None) -> np.ndarray:
+    """``values[pick]``, or all of ``values`` when ``pick`` is None."""
     return values if pick is None else values[pick]

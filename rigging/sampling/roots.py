@@ -126,6 +126,7 @@ _Unary = Callable[[np.ndarray], np.ndarray]
 
 
 def _c_exp(v: float) -> float:
+    """C's ``exp``: infinity where Python's raises OverflowError."""
     try:
         return math.exp(v)
     except OverflowError:
@@ -133,20 +134,24 @@ def _c_exp(v: float) -> float:
 
 
 def _c_log(v: float) -> float:
+    """C's ``log``: -inf at 0 and NaN below, where Python's raises."""
     if v == 0.0:
         return -math.inf
     return math.log(v) if v > 0.0 or math.isnan(v) else math.nan
 
 
 def _c_cos(v: float) -> float:
+    """C's ``cos``: NaN at infinities, where Python's raises."""
     return math.cos(v) if math.isfinite(v) else math.nan
 
 
 def _c_acos(v: float) -> float:
+    """C's ``acos``: NaN outside [-1, 1], where Python's raises."""
     return math.acos(v) if -1.0 <= v <= 1.0 else math.nan
 
 
 def _elementwise(function: Callable[[float], float]) -> _Unary:
+    """``function`` applied to each element of a float64 array."""
     def call(values: np.ndarray) -> np.ndarray:
         return np.array([function(v) for v in values.ravel().tolist()], dtype=np.float64).reshape(values.shape)
     return call
