@@ -164,10 +164,20 @@ class Composer:
             for j, (obj, row, channels) in enumerate(members):
                 # Written in place: the crowd's matrices are most of the memory this touches.
                 target = out[row, self.block]
-                target[:, :3, :3] = linear[j]
-                target[:, :3, 3] = channels["location"]
-                target[:, 3, :3] = 0.0
-                target[:, 3, 3] = 1.0
+                location = channels["location"]
+                if linear.shape[1] == 1:  # one matrix, its translation moving or not
+                    still = np.zeros((4, 4))
+                    still[:3, :3] = linear[j, 0]
+                    still[:3, 3] = location[0]
+                    still[3, 3] = 1.0
+                    target[...] = still
+                    if len(location) > 1:
+                        target[:, :3, 3] = location
+                else:
+                    target[:, :3, :3] = linear[j]
+                    target[:, :3, 3] = location
+                    target[:, 3, :3] = 0.0
+                    target[:, 3, 3] = 1.0
                 self.world[obj] = target if moving else target[:1]
                 done.add(obj)
         return done
