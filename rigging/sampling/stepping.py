@@ -94,11 +94,10 @@ def _step_frames(
         if bone is None or kind == "ARMATURE":
             out[i] = matrices[(obj, bone)]
         else:
-            # Multiply in float64 (mathutils would round the product to float32), one 2D product per frame: a
-            # stacked matmul may sum in another order.
-            world, pose = matrices[(obj, None)], matrices[(obj, bone)]
-            for f_i in range(len(frames)):
-                out[i, f_i] = world[f_i] @ pose[f_i]
+            # Multiply in float64 (mathutils would round the product to float32). A stacked matmul runs numpy's
+            # 2D kernel once per frame: the same bits as a product per frame (checked on 4.2 to 5.3), without a
+            # Python call per frame.
+            np.matmul(matrices[(obj, None)], matrices[(obj, bone)], out=out[i])
         out[i, ~finite] = np.nan
 
 
