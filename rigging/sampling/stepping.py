@@ -3,6 +3,7 @@ simulations), stepped with ``frame_set`` and read through its depsgraph; the use
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -36,8 +37,8 @@ def _step_and_read(
             getattr(bpy.app.handlers, name).append(func)
 
 
-def _read_frames(frame_set: Any, getters: list[Any], frames: np.ndarray, raw: np.ndarray) -> None:
-    """Step to each finite frame and call every getter into its row: ``getters[k](raw[k, f_i])``.
+def _read_frames(frame_set: Any, getters: list[Any], frames: np.ndarray, buffers: list[np.ndarray]) -> None:
+    """Step to each finite frame and call every getter into its row: ``getters[k](buffers[k][f_i])``.
 
     Blender's own evaluation of a small scene costs ~10 µs a frame, so the loop does nothing else: frames,
     subframes and the row views are prepared before it, and whole frames call ``frame_set(frame)`` alone (its
@@ -47,7 +48,7 @@ def _read_frames(frame_set: Any, getters: list[Any], frames: np.ndarray, raw: np
     todo = [f_i for f_i, frame in enumerate(values) if math.isfinite(frame)]
     wholes = [math.floor(values[f_i]) for f_i in todo]
     subs = [values[f_i] - whole for f_i, whole in zip(todo, wholes, strict=True)]
-    columns = [[rows[f_i] for f_i in todo] for rows in raw]
+    columns = [[rows[f_i] for f_i in todo] for rows in buffers]
     if any(subs):
         for whole, sub, *row in zip(wholes, subs, *columns, strict=True):
             frame_set(whole, subframe=sub)
@@ -65,6 +66,15 @@ def _read_frames(frame_set: Any, getters: list[Any], frames: np.ndarray, raw: np
                 get(into)
 
 
+def _read_all_bones(requested: int, bones: int) -> bool:
+    """Whether one read of every pose bone's matrix a frame beats a read per requested bone.
+
+    Measured on 4.2 and 5.3 with 60 bones: ~4-5 µs for the whole collection, ~0.5-0.9 µs per single bone read,
+    so the collection wins from about one requested bone in twelve. A single requested bone is read alone.
+    """
+    return requested >= 2 and 12 * requested > bones + 8
+
+
 def _step_frames(
     frame_set: Any,
     depsgraph: Any,
@@ -79,17 +89,32 @@ def _step_frames(
     # call: ~0.5 µs per matrix where converting a mathutils Matrix costs ~25 µs on Blender 4.2 (no buffer
     # protocol).
     evaluated = {obj: obj.evaluated_get(depsgraph) for obj in objects}
-    arrays: dict[tuple[Any, str | None], Any] = {}  # (object, None or bone) -> its matrix, each read once a frame
-    for obj, bone, kind in requests:
-        if bone is None or kind != "ARMATURE":
-            arrays.setdefault((obj, None), evaluated[obj].path_resolve("matrix_world", False))
-        if bone is not None:
-            arrays.setdefault((obj, bone), evaluated[obj].pose.bones[bone].path_resolve("matrix", False))
-    raw = np.empty((len(arrays), len(frames), 16), dtype=np.float32)
-    _read_frames(frame_set, [array.foreach_get for array in arrays.values()], frames, raw)
+    worlds = list(dict.fromkeys(obj for obj, bone, kind in requests if bone is None or kind != "ARMATURE"))
+    bones_of: dict[Any, list[str]] = {}
+    for obj, bone, _kind in requests:
+        if bone is not None and bone not in bones_of.setdefault(obj, []):
+            bones_of[obj].append(bone)
+    getters = [evaluated[obj].path_resolve("matrix_world", False).foreach_get for obj in worlds]
+    buffers = [np.empty((len(frames), 16), dtype=np.float32) for _obj in worlds]
+    # (object, None or bone) -> (buffer, offset of its 16 floats in a row), each matrix read once a frame.
+    where: dict[tuple[Any, str | None], tuple[int, int]] = {(obj, None): (k, 0) for k, obj in enumerate(worlds)}
+    for obj, bones in bones_of.items():
+        pose_bones = evaluated[obj].pose.bones
+        if _read_all_bones(len(bones), len(pose_bones)):
+            # One foreach_get of every bone's matrix (~0.07 µs a bone) instead of ~0.5-0.9 µs per requested bone.
+            getters.append(functools.partial(pose_bones.foreach_get, "matrix"))
+            buffers.append(np.empty((len(frames), 16 * len(pose_bones)), dtype=np.float32))
+            where.update({(obj, bone): (len(buffers) - 1, 16 * pose_bones.find(bone)) for bone in bones})
+        else:
+            for bone in bones:
+                getters.append(pose_bones[bone].path_resolve("matrix", False).foreach_get)
+                buffers.append(np.empty((len(frames), 16), dtype=np.float32))
+                where[(obj, bone)] = (len(buffers) - 1, 0)
+    _read_frames(frame_set, getters, frames, buffers)
     finite = np.isfinite(frames)
     # Column-major float32 as stored, to row-major float64 (exact).
-    matrices = {key: raw[k].reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64) for k, key in enumerate(arrays)}
+    matrices = {key: buffers[k][:, at:at + 16].reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
+                for key, (k, at) in where.items()}
     for (obj, bone, kind), i in zip(requests, idx, strict=True):
         if bone is None or kind == "ARMATURE":
             out[i] = matrices[(obj, bone)]

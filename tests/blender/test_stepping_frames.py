@@ -83,3 +83,24 @@ def test_stepped_frames_are_what_blender_plays(empty_file: bpy.types.Scene, fram
     assert np.all(np.isnan(got[stepped][:, ~finite]))
     assert np.array_equal(got[stepped][:, finite], truth[stepped][:, finite])
     np.testing.assert_allclose(got[:, finite], truth[:, finite], atol=1e-5)
+
+
+@pytest.mark.parametrize("method", ["SCENE", "USER"])
+def test_several_stepped_bones_are_what_blender_plays(empty_file: bpy.types.Scene, method: str) -> None:
+    """Several bones of one armature (read with one foreach_get of every bone a frame) in both spaces."""
+    arm, _bone, carrier = _driven_rig(empty_file)
+    names = [bone.name for bone in arm.pose.bones]
+    assert len(names) >= 2
+    requests = [(arm, name, kind) for name in reversed(names) for kind in ("WORLD", "ARMATURE")] + [(carrier, None)]
+    got = sampling.sample_world_matrices(bpy.context, requests, MIXED, method=method)
+    for f_i, frame in enumerate(MIXED.tolist()):
+        if not math.isfinite(frame):
+            assert np.all(np.isnan(got[:, f_i]))
+            continue
+        whole = math.floor(frame)
+        empty_file.frame_set(whole, subframe=frame - whole)
+        world = np.array(arm.matrix_world, dtype=np.float64)
+        for r_i, (obj, name, kind) in enumerate(requests[:-1]):
+            pose = np.array(obj.pose.bones[name].matrix, dtype=np.float64)
+            assert np.array_equal(got[r_i, f_i], world @ pose if kind == "WORLD" else pose), (frame, name, kind)
+        assert np.array_equal(got[-1, f_i], np.array(carrier.matrix_world, dtype=np.float64)), frame
