@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..solver import chain_step
-from ..solver.chain_channels import channel_values, rotation_channels
+from ..solver.chain_channels import channel_values, rotation_channels, with_quaternions
 from ..solver.chain_step import ChainSamples, ChainSolution
 from . import messages as msg
 from .messages import say
@@ -43,10 +43,21 @@ def solve_chains(rigs: Sequence[ChainRig], frames: np.ndarray, samples: Sequence
                  smooth_root: bool = True, sensitivity: bool = True,
                  solved_targets: bool = True) -> list[ChainSolution]:
     """:func:`solver.chain_step.solve_chains` (all chains in one pass); raises :class:`ChainError` naming the
-    first chain with no frame whose inputs are all finite."""
+    first chain with no frame whose inputs are all finite.
+
+    Over several frames the solutions also carry their quaternion channels
+    (:func:`solver.chain_channels.with_quaternions`, the bones' current rotation modes), which
+    :func:`channel_values` uses for the bake's keys.
+    """
     try:
-        return chain_step.solve_chains(rigs, frames, samples, fps=fps, previous=previous, smooth_root=smooth_root,
-                                       sensitivity=sensitivity, solved_targets=solved_targets)
+        solutions = chain_step.solve_chains(rigs, frames, samples, fps=fps, previous=previous,
+                                            smooth_root=smooth_root, sensitivity=sensitivity,
+                                            solved_targets=solved_targets)
     except chain_step.NoFiniteFrame as err:
         rig = rigs[err.chain]
         raise ChainError(say(msg.NEVER_FINITE, label=rig.label, inputs=_input_names(rig, err.inputs))) from err
+    if len(frames) < 2:  # one frame (Solve, live preview): posed from floats, nothing to share
+        return solutions
+    # A bake keys every chain's rotations next: their quaternions for all chains in one pass.
+    modes = [[rig.armature.pose.bones[name].rotation_mode for name in rig.bone_names] for rig in rigs]
+    return with_quaternions(rigs, solutions, modes)

@@ -26,7 +26,7 @@ from ..solver.rotations import (
     rotation_property,
 )
 from ..solver.spaces import from_shoulder_2d, invert_matrices, transform_points
-from . import key_target, sampling
+from . import anim_keys, key_target, sampling
 from . import messages as msg
 from .chain_solve import ChainSolution, rotation_channels
 from .messages import say
@@ -68,6 +68,9 @@ def influences(rig: ChainRig, frames: np.ndarray) -> np.ndarray:
     path = influence_path(rig.chain)
     _check_not_driven(rig, path)
     times = key_target.key_times(rig.armature, frames)
+    # Most chains have no influence curve: found (or not) without the sampler's pass over the action's curves.
+    if anim_keys.find_fcurve(rig.armature, path, 0) is None:
+        return np.full(len(frames), float(rig.chain.ik_influence))
     (values,) = sampling.sample_channels(rig.armature, [(path, 0)], times)
     if values is None:
         return np.full(len(frames), float(rig.chain.ik_influence))

@@ -8,28 +8,29 @@ operator / live preview (one frame) go through :func:`solve_chain`, so they cann
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from . import ChainResult, JointLimits, TwoBoneResult, solve_ccd, solve_fabrik
+from .chain_data import ChainSamples as ChainSamples  # re-exported: the step's public data
+from .chain_data import ChainSolution as ChainSolution
 from .chain_description import ChainDescription, ChainSettings
-from .chain_maps import ShoulderMaps, inverted, stacked
+from .chain_maps import ShoulderMaps, inverted, points_of, stacked
+from .chain_results import ERROR_RESOLUTION as ERROR_RESOLUTION  # re-exported (rigging reads it here)
+from .chain_results import ChainInputs, solutions
 from .smoothing import TargetFilter, make_filter
-from .stretch import scale_targets, stretched_flags, volume_factor
+from .stretch import scale_targets
 from .two_bone.batch import ChainCall, solve_two_bone_chains
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
 STRATEGIES = {"ACCEPT": "accept", "MOVE_ROOT": "move_root", "STRETCH": "stretch"}
-# Tip-to-target distances below this fraction of the chain length are keyed (and reported) as 0: it is float32
-# resolution, the precision of the keys and of Blender's evaluated pose (whose tip lands ~1e-7 L from ours).
-ERROR_RESOLUTION = 1e-7
-# Frames x chains whose matrices one solve_chains pass stacks (each stack (rows, 4, 4) float64: 6.4 MB).
-ROWS_AT_ONCE = 50_000
+# Frames x chains whose matrices one solve_chains pass stacks (each stack (rows, 4, 4) float64: 12.8 MB; a crowd
+# of 32 chains x 2,000 frames in one pass).
+ROWS_AT_ONCE = 100_000
 # Blender clamps an infinite key value to the float32 maximum: treat such magnitudes as non-finite too.
 NON_FINITE = 1e30
 
@@ -43,43 +44,6 @@ class NoFiniteFrame(ValueError):
         super().__init__(f"chain {chain}: no frame has finite inputs: " + ", ".join(inputs))
         self.inputs = inputs
         self.chain = chain
-
-
-@dataclass(frozen=True)
-class ChainSamples:
-    """World matrices over the frames, as sampled for one chain (each (N, 4, 4); parent/pole may be None)."""
-
-    armature: FloatArray
-    target: FloatArray
-    parent: FloatArray | None  # world matrix of the upper bone's parent pose bone
-    pole: FloatArray | None
-    upper_location: FloatArray | None = None  # (N, 3) the upper bone's own pose location, when not ours
-
-
-@dataclass(frozen=True)
-class ChainSolution:
-    """A chain solved over frames: pose deltas, owned channel values and what the overlay and report show."""
-
-    frames: FloatArray  # (N,)
-    valid: BoolArray  # (N,) bool: frames whose inputs were all finite
-    deltas: FloatArray  # (N, n_bones) pose rotation of each bone about the plane normal, from its rest
-    root_offset: FloatArray  # (N, 3) upper bone pose location (its rest-local axes)
-    stretch: FloatArray  # (N,) uniform scale of the upper bone
-    error: FloatArray  # (N,) world-space distance from the solved tip to the raw target
-    flags: NDArray[np.int64]  # (N,) solver flag bits
-    sensitivity: FloatArray  # (N,) |d angle / d target| in rad per world unit (0 where not reported)
-    tip_world: FloatArray  # (N, 3)
-    target_world: FloatArray  # (N, 3)
-    solved_target_world: FloatArray  # (N, 3) the clamped/softened target the chain reached for
-    base: FloatArray  # (N, 4, 4) armature-space shoulder frame (upper bone at rest under its parent's pose)
-    state: object  # the solver's state after the last frame: pass as ``previous`` to continue (live preview)
-    armature_world: FloatArray | None = None  # (N or 1, 4, 4) the armature's world matrices the solve used
-    parent_frame: FloatArray | None = None  # (N or 1, 4, 4) ``base`` before the upper bone's own location (None:
-    # the same as ``base``)
-    # Channel values to write instead of those ``deltas`` give (an IK influence below 1 blends in the FK keys,
-    # rigging/fk_blend.py): per chain bone (N, k) in its own rotation mode; None: from ``deltas``.
-    rotations: tuple[FloatArray, ...] | None = None
-    scale: FloatArray | None = None  # (N, 3) the owned upper-bone scale when not the uniform ``stretch``
 
 
 def forward_fill(values: FloatArray, valid: BoolArray) -> FloatArray:
@@ -173,24 +137,36 @@ def solve_chain(rig: ChainDescription, frames: FloatArray, samples: ChainSamples
     return solve_chains([rig], frames, [samples], fps=fps, previous=[previous], smooth_root=smooth_root)[0]
 
 
-@dataclass(frozen=True)
-class _Inputs:
-    """One chain's inputs after the invalid frames are filled: matrices keep one row when they do not move."""
+class _Memo:
+    """Per solve: what a chain computes of a sampled matrix stack, once for every chain that shares the array (the
+    chains of one armature share its samples)."""
 
-    valid: BoolArray
-    arm: FloatArray  # (1 or N, 4, 4)
-    base: FloatArray  # (1 or N, 4, 4) the shoulder frame in armature space
-    parent_frame: FloatArray  # ``base`` before the upper bone's own location
-    target_world: FloatArray  # (N, 3) raw, for the error
-    target: FloatArray  # (N, 3) world, filled
-    pole: FloatArray | None  # (N, 3) world, filled
+    def __init__(self) -> None:
+        self.finite: dict[int, BoolArray | bool] = {}
+        self.constant: dict[int, FloatArray] = {}
+
+    def finite_rows(self, m: FloatArray | None) -> BoolArray | bool:
+        """:func:`finite_rows`, once per array."""
+        if m is None:
+            return True
+        if id(m) not in self.finite:
+            self.finite[id(m)] = finite_rows(m)
+        return self.finite[id(m)]
+
+    def filled(self, m: FloatArray, valid: BoolArray) -> FloatArray:
+        """``_constant(forward_fill(m, valid))``, once per array when every frame is valid."""
+        if not valid.all():
+            return _constant(forward_fill(m, valid))
+        if id(m) not in self.constant:
+            self.constant[id(m)] = _constant(m)
+        return self.constant[id(m)]
 
 
-def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int) -> BoolArray:
+def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int, memo: _Memo) -> BoolArray:
     """Frames whose inputs are all finite; raises :class:`NoFiniteFrame` (chain ``index``) when there is none."""
-    valid = np.asarray(finite_rows(samples.armature) & finite_rows(samples.target)
-                       & finite_rows(samples.parent) & finite_rows(samples.pole), dtype=bool)
-    valid = np.broadcast_to(valid, frames.shape).copy()
+    valid = np.asarray(memo.finite_rows(samples.armature) & memo.finite_rows(samples.target)
+                       & memo.finite_rows(samples.parent) & memo.finite_rows(samples.pole), dtype=bool)
+    valid = valid.copy() if valid.shape == frames.shape else np.broadcast_to(valid, frames.shape).copy()
     if not valid.any():
         named = (("target", samples.target), ("pole", samples.pole), ("armature", samples.armature),
                  ("parent", samples.parent))
@@ -199,7 +175,7 @@ def _valid_frames(frames: FloatArray, samples: ChainSamples, index: int) -> Bool
 
 
 def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, valid: BoolArray, arm: FloatArray,
-            arm_inv: FloatArray) -> _Inputs:
+            arm_inv: FloatArray) -> ChainInputs:
     """One chain's filled inputs and shoulder frame; ``arm`` its filled armature matrices, ``arm_inv`` their
     inverses."""
     if samples.parent is None:
@@ -211,11 +187,18 @@ def _inputs(rig: ChainDescription, frames: FloatArray, samples: ChainSamples, va
         # The upper bone's own pose location shifts the shoulder: base @ Translation(location).
         base = np.array(np.broadcast_to(base, (len(frames), 4, 4)))
         base[:, :3, 3] += np.einsum("nij,nj->ni", base[:, :3, :3], forward_fill(samples.upper_location, valid))
-    return _Inputs(valid=valid, arm=arm, base=base, parent_frame=parent_frame,
-                   # Copies: a view would keep all the (N, 4, 4) samples alive.
-                   target_world=samples.target[:, :3, 3].copy(),
-                   target=forward_fill(samples.target, valid)[:, :3, 3],
-                   pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
+    return ChainInputs(valid=valid, arm=arm, base=base, parent_frame=parent_frame,
+                       pole=None if samples.pole is None else forward_fill(samples.pole, valid)[:, :3, 3])
+
+
+def _filled_targets(raw: FloatArray, valid: Sequence[BoolArray]) -> FloatArray:
+    """The (3, K, N) world target planes each chain aims at: ``raw`` with its invalid frames filled."""
+    if all(bool(v.all()) for v in valid):
+        return raw
+    filled = raw.copy()
+    for k, v in enumerate(valid):
+        filled[:, k] = forward_fill(raw[:, k].T, v).T
+    return filled
 
 
 def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: Sequence[ChainSamples], *,
@@ -262,14 +245,22 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
             except NoFiniteFrame as err:
                 raise NoFiniteFrame(err.inputs, err.chain + start) from err
         return out
-    valid = [_valid_frames(frames, s, k) for k, s in enumerate(samples)]
-    arms = [_constant(forward_fill(s.armature, v)) for s, v in zip(samples, valid, strict=True)]
+    memo = _Memo()
+    # Chain by chain, every read of its sampled matrices together (while they are in cache): a crowd's samples
+    # are several times the cache, and each pass over them costs about as much as the arithmetic after.
+    target_planes = np.empty((3, len(samples), n_frames))
+    valid, arms = [], []
+    for k, s in enumerate(samples):
+        valid.append(_valid_frames(frames, s, k, memo))
+        arms.append(memo.filled(s.armature, valid[-1]))
+        target_planes[:, k] = s.target[:, :3, 3].T  # a copy: a view would keep all the samples alive
+    aimed = _filled_targets(target_planes, valid)
     arm = stacked(arms)
     arm_inv = inverted(arm)
     inputs = [_inputs(rig, frames, s, v, a, arm_inv[k, :len(a)])
               for k, (rig, s, v, a) in enumerate(zip(rigs, samples, valid, arms, strict=True))]
     maps = ShoulderMaps.of(arm, arm_inv, stacked([c.base for c in inputs]), rigs)
-    targets = maps.to_2d(np.stack([c.target for c in inputs]), slice(None))
+    targets = maps.planes_to_2d(aimed, slice(None))
     with_pole = [k for k, c in enumerate(inputs) if c.pole is not None]
     poles: list[FloatArray | None] = [None] * len(rigs)
     if with_pole:
@@ -285,24 +276,35 @@ def solve_chains(rigs: Sequence[ChainDescription], frames: FloatArray, samples: 
     calls = {k: _two_bone_call(rig, reach[k][0], reach[k][1], float(world_scale[k]), fps, before[k], smooth_root)
              for k, rig in enumerate(rigs) if rig.two_bone}
     two_bone = dict(zip(calls, solve_two_bone_chains(list(calls.values())), strict=True))
-    results: list[tuple[TwoBoneResult | ChainResult, tuple[FloatArray, FloatArray]]] = [
-        (two_bone[k], _two_bone_outputs(two_bone[k], n_frames, float(world_scale[k]), sensitivity)) if k in two_bone
-        else _solve_chain_solver(rig, reach[k][0], float(world_scale[k]), fps, before[k], smooth_root)
+    results: list[TwoBoneResult | ChainResult] = [
+        two_bone[k] if k in two_bone else _solve_chain_solver(rig, reach[k][0], float(world_scale[k]), fps,
+                                                              before[k], smooth_root)
         for k, rig in enumerate(rigs)]
     k_reach = [r[2] for r in reach]
 
     def to_world(points: Sequence[FloatArray]) -> FloatArray:
-        """(K, N, 3) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
-        return maps.to_world(np.stack([np.reshape(p, (n_frames, 2)) * (1.0 if k is None else k[:, None])
-                                       for p, k in zip(points, k_reach, strict=True)]))
+        """(3, K, N) world positions of each chain's shoulder-space points, scaled back by stretch to reach."""
+        scaled = np.empty((len(points), n_frames, 2))
+        for k, (p, k_r) in enumerate(zip(points, k_reach, strict=True)):
+            np.multiply(np.reshape(p, (n_frames, 2)), 1.0 if k_r is None else k_r[:, None], out=scaled[k])
+        return maps.to_world_planes(scaled)
 
-    tip_world = to_world([r.end for r, _ in results])
+    tip_planes = to_world([r.end for r in results])
     # Nothing a bake writes reads the solved target (the overlay does, from the live preview's one frame).
-    solved_world = (to_world([r.solved_target for r, _ in results]) if solved_targets
+    solved_world = (points_of(to_world([r.solved_target for r in results])) if solved_targets
                     else np.broadcast_to(np.nan, (len(rigs), n_frames, 3)))
-    return [_solution(rig, frames, c, result, angles_sensitivity, tip_world[k], solved_world[k],
-                      float(world_scale[k]), k_reach[k])
-            for k, (rig, c, (result, angles_sensitivity)) in enumerate(zip(rigs, inputs, results, strict=True))]
+    per_world_unit = ([_sensitivity(r, n_frames, float(w)) for r, w in zip(results, world_scale, strict=True)]
+                      if sensitivity else None)
+    return solutions(rigs, frames, inputs, results, per_world_unit, tip_planes, target_planes, solved_world,
+                     world_scale, k_reach)
+
+
+def _sensitivity(result: TwoBoneResult | ChainResult, n_frames: int, world_scale: float) -> FloatArray:
+    """(N,) a two-bone result's sensitivity per world unit; zeros for CCD/FABRIK (not reported)."""
+    if isinstance(result, TwoBoneResult):
+        out: FloatArray = np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12)
+        return out
+    return np.zeros(n_frames)
 
 
 def _reach_inputs(rig: ChainDescription, targets: FloatArray, pole: FloatArray | None
@@ -332,68 +334,13 @@ def _two_bone_call(rig: ChainDescription, targets: FloatArray, pole: FloatArray 
                      **strategy_options(s, world_scale))
 
 
-def _two_bone_outputs(result: TwoBoneResult, n_frames: int, world_scale: float, want_sensitivity: bool
-                      ) -> tuple[FloatArray, FloatArray]:
-    """(angles (N, 2), sensitivity (N,) per world unit, zeros unless wanted) of a two-bone result."""
-    angles = np.stack([np.reshape(result.shoulder_angle, -1), np.reshape(result.elbow_angle, -1)], axis=1)
-    sensitivity = (np.reshape(result.sensitivity, -1) / max(world_scale, 1e-12) if want_sensitivity
-                   else np.zeros(n_frames))
-    return angles, sensitivity
-
-
 def _solve_chain_solver(rig: ChainDescription, targets: FloatArray, world_scale: float, fps: float,
-                        previous: Any, smooth_root: bool) -> tuple[ChainResult, tuple[FloatArray, FloatArray]]:
-    """A CCD or FABRIK chain's solver call on its shoulder-space targets, with (angles, zero sensitivity)."""
+                        previous: Any, smooth_root: bool) -> ChainResult:
+    """A CCD or FABRIK chain's solver call on its shoulder-space targets."""
     s = rig.settings
     solve = solve_ccd if s.solver == "CCD" else solve_fabrik
     result = solve(targets, rig.lengths, limits=chain_limits_of(rig), bend=int(s.bend),
                    initial_angles=rig.rest_angles.copy(), previous=previous,
                    root_smoothing=int(s.root_smoothing) if smooth_root else 0, softness=float(s.softness),
                    smoothing=target_filter(s, fps), **strategy_options(s, world_scale))
-    return result, (result.angles, np.zeros(len(targets)))
-
-
-def _unwrapped(deltas: FloatArray) -> FloatArray:
-    """``np.unwrap(deltas, axis=0)``; where no step reaches pi (the usual bake) only its exact ``+ 0.0`` is
-    applied, without its dozen full-array passes."""
-    if bool((np.abs(np.diff(deltas, axis=0)) < np.pi).all()):
-        deltas[1:] += 0.0  # what np.unwrap adds there (a -0.0 becomes +0.0, as it does)
-        return deltas
-    out: FloatArray = np.unwrap(deltas, axis=0)
-    return out
-
-
-def _solution(rig: ChainDescription, frames: FloatArray, c: _Inputs, result: TwoBoneResult | ChainResult,
-              angles_sensitivity: tuple[FloatArray, FloatArray], tip_world: FloatArray, solved_world: FloatArray,
-              world_scale: float, k_reach: FloatArray | None = None) -> ChainSolution:
-    n_frames = len(frames)
-    angles, sensitivity = angles_sensitivity
-    deltas = angles - rig.rest_angles
-    if n_frames > 1:
-        deltas = _unwrapped(deltas)
-    root_offset = np.reshape(result.root_offset, (n_frames, 2)) @ rig.axes_2d
-    stretch = np.broadcast_to(np.asarray(result.stretch, dtype=np.float64), (n_frames,)).copy()
-    flags = np.reshape(result.flags, -1).astype(np.int64)
-    scale = None
-    if k_reach is not None:
-        root_offset = root_offset * k_reach[:, None]
-        if rig.settings.preserve_volume:
-            # Thin across the bone (x, z) by 1/sqrt(k), along it (y) by k; the strategy's uniform scale on top.
-            across = stretch * volume_factor(k_reach)
-            scale = np.stack([across, stretch * k_reach, across], axis=1)
-        stretch = stretch * k_reach
-        flags |= stretched_flags(k_reach)
-    miss = (tip_world - c.target_world).T
-    # np.linalg.norm(axis=1)'s sum in its order (x, then y, then z; numpy 1.26 to 2.x), on whole coordinate rows:
-    # a reduction over rows of three costs ~3x more.
-    error = np.sqrt(miss[0] * miss[0] + miss[1] * miss[1] + miss[2] * miss[2])
-    # Below float32 resolution the figure is rounding, not a miss: keyed as 0 so a reached target gives a flat
-    # curve (a few keys) instead of one key of noise per frame.
-    error[error < ERROR_RESOLUTION * float(np.sum(rig.lengths)) * world_scale] = 0.0
-    moved = c.base is not c.parent_frame
-    return ChainSolution(frames=frames, valid=c.valid, deltas=deltas, root_offset=root_offset, stretch=stretch,
-                         error=error, flags=flags, sensitivity=sensitivity, scale=scale,
-                         tip_world=tip_world, target_world=c.target_world, solved_target_world=solved_world,
-                         base=np.broadcast_to(c.base, (n_frames, 4, 4)), state=result.state,
-                         # Copies: a view would keep every sampled matrix of the bake alive while keys are written.
-                         armature_world=c.arm.copy(), parent_frame=c.parent_frame.copy() if moved else None)
+    return result

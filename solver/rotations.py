@@ -121,6 +121,47 @@ def quaternions_about_axis(axis: ArrayLike, delta: ArrayLike, *, previous: Array
     return q
 
 
+# Angles per pass of quaternions_about_axes: its arrays stay in the L2 cache (whole bakes of 64 columns x 2,000
+# frames measured ~2x slower).
+ANGLES_AT_ONCE = 8192
+
+
+def quaternions_about_axes(axes: ArrayLike, deltas: ArrayLike) -> FloatArray:
+    """:func:`quaternions_about_axis` (without ``previous``) of many columns at once, bit for bit.
+
+    A bake asks for one quaternion column per chain bone; computed together, each step is one ufunc call over
+    a few columns instead of a dozen calls per column (each column still gets the same operations).
+
+    Args:
+        axes: (C, 3) each column's rotation axis (any non-zero length).
+        deltas: (C, N) each column's angles, radians, frames in order.
+
+    Returns:
+        (C, N, 4) unit quaternions ``(w, x, y, z)``, sign-continuous along each column.
+    """
+    unit: dict[bytes, FloatArray] = {}  # the chains of a crowd share their bones' axes: each normalized once
+    rows = np.asarray(axes, dtype=np.float64).reshape(-1, 3)
+    k = np.stack([unit[key] if (key := a.tobytes()) in unit else unit.setdefault(key, _unit_axis(a)) for a in rows])
+    d = np.array(deltas, dtype=np.float64).reshape(len(k), -1)
+    # _unwrap's usual case: no step reaches pi (so every angle is finite), and it adds 0.0 after the first.
+    steps = d[:, 1:] - d[:, :-1]
+    if d.shape[1] > 1 and float(np.abs(steps).max()) < np.pi:
+        d[:, 1:] += 0.0
+    else:
+        for c in range(len(d)):
+            d[c] = _unwrap(d[c])
+    q = np.empty((*d.shape, 4))
+    step = max(1, ANGLES_AT_ONCE // max(d.shape[1], 1))
+    for c in range(0, len(d), step):
+        part = slice(c, c + step)
+        half = 0.5 * d[part]
+        q[part, :, 0] = np.cos(half)
+        sin = np.sin(half)
+        for i in range(3):
+            np.multiply(sin, k[part, i, None], out=q[part, :, i + 1])
+    return q
+
+
 def matrices_from_quaternions(quaternions: ArrayLike) -> FloatArray:
     """``(N, 3, 3)`` rotation matrices from ``(N, 4)`` quaternions ``(w, x, y, z)``.
 
