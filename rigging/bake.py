@@ -27,6 +27,7 @@ from . import (
     key_target,
     linked_data,
     reach,
+    replaced_keys,
     sampling,
     verification,
 )
@@ -257,6 +258,10 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # Every curve of the chain found or created in one pass, then each property's columns written together.
     curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
                                             for channel, stored in blocks for i in range(stored.shape[1])])
+    # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
+    saved = replaced_keys.collect(obj, rig.chain, action, handle, [(channel.bone, channel.prop, i) for channel, stored
+                                                                  in blocks for i in range(stored.shape[1])],
+                                  curves, start_t, end_t)
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
     for channel, stored in blocks:
@@ -271,6 +276,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
             written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
+    replaced_keys.store(obj, rig.chain, action, handle, saved)
     return verification.Keyed(times=frames, values=keyed)
 
 

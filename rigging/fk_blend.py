@@ -26,7 +26,7 @@ from ..solver.rotations import (
     rotation_property,
 )
 from ..solver.spaces import from_shoulder_2d, invert_matrices, transform_points
-from . import key_target, sampling
+from . import key_target, replaced_keys, sampling
 from . import messages as msg
 from .chain_solve import ChainSolution, rotation_channels
 from .messages import say
@@ -77,6 +77,8 @@ def influences(rig: ChainRig, frames: np.ndarray) -> np.ndarray:
 def _channel(rig: ChainRig, bone: str, prop: str, size: int, times: np.ndarray) -> np.ndarray:
     path = _bone_path(bone, prop)
     sampled = sampling.sample_channels(rig.armature, [(path, i) for i in range(size)], times)
+    # The user's FK, not an earlier bake's keys: its keys swapped back for the ones it replaced.
+    sampled = replaced_keys.user_channels(rig.armature, rig.chain, bone, prop, times, sampled)
     rest = _REST[prop]
     return np.stack([np.full(len(times), rest[i]) if v is None else v for i, v in enumerate(sampled)], axis=1)
 

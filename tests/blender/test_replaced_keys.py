@@ -1,0 +1,243 @@
+"""The user's keys a bake replaced come back with Clear, and a re-bake at IK influence < 1 blends with them.
+
+Truth: every attribute of every key of every action in the file (``anim_keys.read_keys``, compared as
+lists), and Blender's playback (``frame_set`` and the evaluated pose bones, subframes included) before the
+bake and after Clear; for the influence, the pose Blender plays against the user's FK as it played before any
+bake (a twin rig baked at influence 1 gives the IK pose).
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import harness
+import numpy as np
+import pytest
+import rigs
+from test_ikfk import arm_pair, key_fk, played, wrap
+
+FRAMES = list(range(1, 41))
+LAYERED = "layers" in bpy.types.Action.bl_rna.properties
+# The user's FK keys: subframe keys, keys before and after the baked ranges.
+USER_FRAMES = [1.0, 6.5, 12.0, 17.25, 24.0, 38.0]
+
+
+def action_curves(action: bpy.types.Action) -> list[tuple[str, bpy.types.FCurve]]:
+    if not LAYERED:
+        return [("", fc) for fc in action.fcurves]
+    return [(bag.slot.identifier, fc) for layer in action.layers for strip in layer.strips
+            for bag in strip.channelbags for fc in bag.fcurves]
+
+
+Curves = dict[tuple[str, str, str, int], dict[str, list[object]]]
+
+
+def all_actions() -> Curves:
+    """Every key of every curve of every action, every attribute, by (action, slot, path, index)."""
+    anim_keys = harness.package("rigging.anim_keys")
+    return {(action.name, slot, fc.data_path, fc.array_index):
+            {k: v.tolist() for k, v in anim_keys.read_keys(fc).items()}
+            for action in bpy.data.actions for slot, fc in action_curves(action)}
+
+
+def assert_same(before: Curves, after: Curves) -> None:
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"{len(changed)} curve(s) differ, e.g. {changed[:4]}"
+
+
+def playback(rig: rigs.ArmRig, frames: list[float]) -> np.ndarray:
+    """The evaluated pose matrices of the chain bones on each (sub)frame, as Blender plays them."""
+    scene = bpy.context.scene
+    out = []
+    for f in frames:
+        scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
+        out.append([np.array(rig.armature.pose.bones[b].matrix) for b in (rig.upper, rig.lower)])
+    return np.array(out)
+
+
+PLAY = [f + d for f in range(1, 41, 3) for d in (0.0, 0.5)]
+
+
+def key_user_fk(rig: rigs.ArmRig) -> None:
+    """Animator's keys on both chain bones: Bezier with free handles moved, a constant and an eased back key,
+    a breakdown, selection flags."""
+    arm = rig.armature
+    for k, f in enumerate(USER_FRAMES):
+        for j, name in enumerate((rig.upper, rig.lower)):
+            pb = arm.pose.bones[name]
+            angle = 0.4 * math.sin(1.3 * k + j) - 0.2 * j
+            pb.rotation_quaternion = (math.cos(angle / 2), 0.0, math.sin(angle / 2), 0.0)
+            pb.keyframe_insert("rotation_quaternion", frame=f)
+    for name in (rig.upper, rig.lower):
+        for i in range(4):
+            fc = rigs.fcurve(arm, rigs.bone_path(name, "rotation_quaternion"), i)
+            points = fc.keyframe_points
+            points[2].handle_left_type = points[2].handle_right_type = "FREE"
+            points[2].handle_left = (points[2].co[0] - 2.0, points[2].co[1] + 0.1 * (i + 1))
+            points[2].handle_right = (points[2].co[0] + 1.5, points[2].co[1] - 0.07)
+            points[3].interpolation = "BACK"
+            points[3].back, points[3].easing = 2.3, "EASE_IN"
+            points[1].interpolation = "CONSTANT"
+            points[1].type = "BREAKDOWN"
+            points[4].select_control_point = True
+            fc.update()
+
+
+def user_rig(name: str = "Rig") -> tuple[rigs.ArmRig, bpy.types.PropertyGroup]:
+    rig = rigs.build_arm(name)
+    rigs.animate_parent(rig, FRAMES, lambda f: 0.5 * math.sin(f / 6.0), lambda f: (0.01 * f, -0.01 * f))
+    key_user_fk(rig)
+    target = rigs.circle_target(rig, FRAMES, lambda f: 0.6 + 1.4 * (0.5 + 0.5 * math.sin(f / 4.0)),
+                                lambda f: 0.2 * f, name=f"{name}Target")
+    return rig, rigs.add_chain(rig, target)
+
+
+def clear(**props: object) -> set[str]:
+    return bpy.ops.pose.soft_ik_clear_bake(**props)
+
+
+@pytest.mark.parametrize("ranges", [[(5, 30)], [(5, 20), (15, 30)], [(5, 30), (10, 14)], [(5, 30), (5, 30)],
+                                    [(5, 18), (19, 30), (2, 35)]],
+                         ids=["one", "overlapping", "sub-range re-bake", "repeated", "adjacent then around"])
+def test_clear_puts_back_every_user_key_the_bakes_replaced(empty_file: bpy.types.Scene,
+                                                          ranges: list[tuple[int, int]]) -> None:
+    rig, chain = user_rig()
+    before, shown = all_actions(), playback(rig, PLAY)
+    for start, end in ranges:
+        assert rigs.bake(rig, start, end) == {"FINISHED"}
+    baked = all_actions()
+    path = rigs.bone_path(rig.upper, "rotation_quaternion")
+    key = next(k for k in baked if k[2] == path and k[3] == 0)
+    assert 6.5 not in [c[0] for c in baked[key]["co"]], "the bake replaced the user's keys in its range"
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+    np.testing.assert_array_equal(playback(rig, PLAY), shown)
+    assert not chain.has_bake
+
+
+def test_a_strategy_change_keeps_the_user_keys_of_the_dropped_channel(empty_file: bpy.types.Scene) -> None:
+    """Stretch's scale keys replace the user's scale keys; a re-bake without Stretch and Clear give them back."""
+    rig, chain = user_rig()
+    pb = rig.armature.pose.bones[rig.upper]
+    for f, s in ((3.0, 1.0), (11.0, 1.2), (33.0, 1.0)):
+        pb.scale = (s, s, s)
+        pb.keyframe_insert("scale", frame=f)
+    before, shown = all_actions(), playback(rig, PLAY)
+    chain.limit_strategy = "STRETCH"
+    chain.use_elbow_limit, chain.elbow_max = True, math.radians(40.0)
+    assert rigs.bake(rig, 5, 30) == {"FINISHED"}
+    chain.limit_strategy = "ACCEPT"
+    assert rigs.bake(rig, 8, 25) == {"FINISHED"}
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+    np.testing.assert_array_equal(playback(rig, PLAY), shown)
+
+
+def test_a_key_the_user_made_since_wins_and_is_counted(empty_file: bpy.types.Scene) -> None:
+    rig, chain = user_rig()
+    before = all_actions()
+    assert rigs.bake(rig, 5, 30) == {"FINISHED"}
+    pb = rig.armature.pose.bones[rig.upper]
+    pb.rotation_quaternion = (0.0, 0.0, 1.0, 0.0)
+    pb.keyframe_insert("rotation_quaternion", frame=12.0)  # over a saved key: the user's newer key
+    pb.keyframe_insert("rotation_quaternion", frame=13.0)  # a new frame: stays as well
+    result = harness.package("rigging.bake").clear_bakes(rig.armature, [chain])
+    texts = "\n".join(result.messages)
+    assert "4 of your key(s) the bake had replaced were not put back" in texts, texts
+    after = all_actions()
+    path = rigs.bone_path(rig.upper, "rotation_quaternion")
+    for (name, slot, p, i), keys in before.items():
+        got = after[(name, slot, p, i)]
+        if p != path:
+            assert got == keys, p
+            continue
+        mine = [c for c in got["co"] if c[0] in (12.0, 13.0)]
+        assert mine == [[12.0, pytest.approx((0.0, 0.0, 1.0, 0.0)[i])], [13.0, pytest.approx((0.0, 0.0, 1.0, 0.0)[i])]]
+        kept = [c for c in got["co"] if c[0] not in (12.0, 13.0)]
+        assert kept == [c for c in keys["co"] if c[0] != 12.0], "every other saved key is back"
+
+
+def test_only_active_chain_restores_only_that_chain(empty_file: bpy.types.Scene) -> None:
+    first, chain_a = user_rig("A")
+    second, chain_b = user_rig("B")
+    before = all_actions()
+    rigs.pose_mode_together([first.armature, second.armature])
+    assert bpy.ops.pose.soft_ik_bake(frame_start=5, frame_end=30) == {"FINISHED"}
+    baked = all_actions()
+    assert clear(only_active_chain=True) == {"FINISHED"}
+    after = all_actions()
+    mine = first.armature.animation_data.action.name
+    assert_same({k: v for k, v in before.items() if k[0] == mine}, {k: v for k, v in after.items() if k[0] == mine})
+    assert_same({k: v for k, v in baked.items() if k[0] != mine}, {k: v for k, v in after.items() if k[0] != mine})
+    assert chain_b.has_bake and not chain_a.has_bake
+
+
+def test_clear_on_a_take_puts_back_the_keys_it_copied(empty_file: bpy.types.Scene) -> None:
+    rig, _chain = user_rig()
+    original = rig.armature.animation_data.action
+    before = all_actions()
+    assert rigs.bake(rig, 5, 30, to_new_action=True, action_name="Take") == {"FINISHED"}
+    take = rig.armature.animation_data.action
+    assert take.name == "Take" and take != original
+    assert clear() == {"FINISHED"}
+    after = all_actions()
+    assert_same({k: v for k, v in before.items() if k[0] == original.name},
+                {k: v for k, v in after.items() if k[0] == original.name})
+    assert_same({k[1:]: v for k, v in before.items() if k[0] == original.name},
+                {k[1:]: v for k, v in after.items() if k[0] == "Take"})
+
+
+def test_clear_in_nla_tweak_mode_puts_back_the_strip_keys(empty_file: bpy.types.Scene) -> None:
+    rig, _chain = user_rig()
+    arm = rig.armature
+    anim = arm.animation_data
+    action = anim.action
+    anim.action = None
+    track = anim.nla_tracks.new()
+    strip = track.strips.new("Arm", 11, action)
+    strip.name = "Arm"
+    for s in track.strips:
+        s.select = False
+    track.select, strip.select = True, True
+    anim.nla_tracks.active = track
+    anim.use_tweak_mode = True
+    assert anim.use_tweak_mode and anim.action == action
+    before = all_actions()
+    shown = playback(rig, [f + 10 for f in PLAY])
+    assert rigs.bake(rig, 15, 40) == {"FINISHED"}  # action frames 5-30
+    assert all_actions() != before
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+    np.testing.assert_array_equal(playback(rig, [f + 10 for f in PLAY]), shown)
+
+
+def test_clear_after_a_bone_rename_puts_back_the_keys_on_the_renamed_bone(empty_file: bpy.types.Scene) -> None:
+    rig, _chain = user_rig()
+    before = all_actions()
+    assert rigs.bake(rig, 5, 30) == {"FINISHED"}
+    rig.armature.data.bones[rig.upper].name = "UpperArm"
+    assert clear() == {"FINISHED"}
+    renamed = {(a, s, p.replace(f'"{rig.upper}"', '"UpperArm"'), i): v for (a, s, p, i), v in before.items()}
+    assert_same(renamed, all_actions())
+
+
+def test_rebaking_at_half_influence_blends_with_the_user_fk_not_the_first_bake(empty_file: bpy.types.Scene) -> None:
+    rig, twin, target = arm_pair(("QUATERNION", "XYZ"))
+    frames = list(range(1, 31))
+    key_fk(rig, [1, 12, 30], [0.2, -1.4, 0.6], [0.1, 1.2, 0.4])
+    fk, _ = played(rig, frames)
+    chain = rigs.add_chain(rig, target)
+    chain.ik_influence = 0.5
+    rigs.add_chain(twin, target)
+    assert rigs.bake(twin, 1, 30) == {"FINISHED"}
+    ik, _ = played(twin, frames)
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    once = all_actions()
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    assert_same(once, all_actions())
+    assert rigs.bake(rig, 8, 20) == {"FINISHED"}
+    got, _tip = played(rig, frames)
+    want = fk + 0.5 * wrap(ik - fk)
+    bad = np.abs(wrap(got - want)).max(axis=1)
+    assert bad.max() < 2e-4, (np.flatnonzero(bad > 2e-4), bad.max())
