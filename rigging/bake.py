@@ -317,6 +317,7 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
         fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
         if fc is not None and len(inside):
             anim_keys.remove_keys_at(fc, inside, w.interpolation)
+            replaced_keys.give_back(obj, rig.chain, action, handle, w.bone, w.prop, w.index, fc, start, end)
             if len(fc.keyframe_points) == 0:
                 bake_records.drop_empty_curve(obj, fc, w.bone, w.prop, w.index)
         out.append((w.bone, w.prop, w.index))

@@ -185,6 +185,33 @@ def restore(fcurve: bpy.types.FCurve, record: Any, channel: Any) -> int:
     return left
 
 
+def give_back(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, handle: int, bone: str, prop: str,
+              index: int, fcurve: bpy.types.FCurve, start: float, end: float) -> None:
+    """Put back the saved keys in ``[start, end]`` of a channel a re-bake no longer owns there (a strategy change
+    dropped it), right after its bake keys there were removed: nothing of the bake's acts there any more.
+
+    They leave the saved keys (Clear has nothing more to do for them); one on a frame that holds a key now stays
+    saved, for Clear to count.
+    """
+    record = _record(armature, chain, action, handle)
+    ckey = _channel_key(armature, bone, prop, index)
+    saved = None if record is None or ckey is None else record.get(SAVED)
+    if saved is None or ckey not in saved:
+        return
+    keys = _decode(saved[ckey])
+    frames = keys["co"][:, 0]
+    inside = (frames >= start) & (frames <= end)
+    if not inside.any():
+        return
+    current = anim_keys.read_keys(fcurve)
+    free = inside & ~np.isin(frames, current["co"][:, 0])
+    merged, _left = _merge(current, _take(keys, free))
+    anim_keys.restore_keys(fcurve, merged, start=-np.inf, end=np.inf)
+    del saved[ckey]
+    if not free.all():
+        saved[ckey] = _encode(_take(keys, ~free))
+
+
 def _user_keys(armature: bpy.types.Object, record: Any, fcurve: bpy.types.FCurve | None, bone: str, prop: str,
                index: int) -> Keys | None:
     """The keys Clear would leave on the channel (None: it changes nothing there; empty: no key left)."""

@@ -134,6 +134,28 @@ def test_a_strategy_change_keeps_the_user_keys_of_the_dropped_channel(empty_file
     np.testing.assert_array_equal(playback(rig, PLAY), shown)
 
 
+def test_a_re_bake_that_drops_a_channel_gives_its_user_keys_back(empty_file: bpy.types.Scene) -> None:
+    """The user's scale keys lie inside the range only: Stretch replaces them all; a re-bake without Stretch
+    over the whole range removes its scale keys and the user's play again, before any Clear."""
+    rig, chain = user_rig()
+    pb = rig.armature.pose.bones[rig.upper]
+    for f, s in ((11.0, 1.2), (20.0, 0.9)):
+        pb.scale = (s, s, s)
+        pb.keyframe_insert("scale", frame=f)
+    pb.scale = (1.0, 1.0, 1.0)
+    before, shown = all_actions(), playback(rig, PLAY)
+    chain.limit_strategy = "STRETCH"
+    chain.use_elbow_limit, chain.elbow_max = True, math.radians(40.0)
+    assert rigs.bake(rig, 5, 30) == {"FINISHED"}
+    chain.limit_strategy = "ACCEPT"
+    assert rigs.bake(rig, 1, 35) == {"FINISHED"}
+    scale = [k for k in all_actions().items() if k[0][2] == rigs.bone_path(rig.upper, "scale")]
+    assert sorted(scale) == sorted(k for k in before.items() if k[0][2] == rigs.bone_path(rig.upper, "scale"))
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
+    np.testing.assert_array_equal(playback(rig, PLAY), shown)
+
+
 def test_a_key_the_user_made_since_wins_and_is_counted(empty_file: bpy.types.Scene) -> None:
     rig, chain = user_rig()
     before = all_actions()
