@@ -288,13 +288,13 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
         if fc is None and bone != str(channel["bone"]):
             fc = anim_keys.find_fcurve_in(action, handle, bone_path(str(channel["bone"]), prop), index)
         if fc is None:
-            unrestored += replaced_keys.saved_count(record, channel)
+            unrestored += replaced_keys.drop_saved(armature, record, bone, prop, index)
             continue
         removed = anim_keys.remove_keys_at(fc, co, str(channel["interpolation"]))
         frames = anim_keys.read_keys_attribute(fc, "co")[:, 0]
         edited += int(np.count_nonzero(np.isin(frames, co[:, 0])))
         touched += removed > 0
-        unrestored += replaced_keys.restore(fc, record, channel)  # the user's keys the bakes replaced
+        unrestored += replaced_keys.restore(armature, record, fc, bone, prop, index)  # the user's replaced keys
         if len(fc.keyframe_points) == 0:
             drop_empty_curve(armature, fc, bone, prop, index, playing=playing_here)
     return touched, edited, unrestored

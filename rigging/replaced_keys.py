@@ -28,8 +28,9 @@ import numpy as np
 from . import anim_keys, bake_records
 from .sampling.fcurves import EVALUATE_FRAMES, ChannelSampler
 
-SAVED = "user_keys"  # on a record: {channel key: {attribute: flat list}}
+SAVED = "user_keys"  # on a record: {key: {"tag", "bone", "prop", "index", "keys": {attribute: list}}}
 Keys = dict[str, np.ndarray]
+Channel = tuple[str, str, int]  # (bone, prop, index)
 _PAIRS = frozenset({"co", "handle_left", "handle_right"})
 _FLOATS = _PAIRS | {"back", "amplitude", "period"}
 
@@ -50,24 +51,71 @@ def _record(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, ha
     return None
 
 
-def _channel_key(armature: bpy.types.Object, bone: str, prop: str, index: int) -> str | None:
-    pb = armature.pose.bones.get(bone)
-    tag = None if pb is None else pb.get(bake_records.BONE_TAG)
-    return f"{tag}\t{prop}\t{index}" if tag else None
+class _Index:
+    """A record's channels and saved keys by the channel they animate now: (bone, prop, index), a bone found by
+    its tag (renamed since), else by the name it had (a lost tag, as :mod:`bake_records` resolves them)."""
+
+    def __init__(self, armature: bpy.types.Object, record: Any) -> None:
+        by_tag: dict[str, list[str]] = {}
+        for pb in armature.pose.bones:
+            tag = pb.get(bake_records.BONE_TAG)
+            if tag:
+                by_tag.setdefault(str(tag), []).append(pb.name)
+        self.armature, self.record = armature, record
+        self.channels: dict[Channel, list[Any]] = {}
+        self.saved: dict[Channel, list[str]] = {}
+        for entry in record["channels"].values():
+            self.channels.setdefault(self._channel(by_tag, entry), []).append(entry)
+        saved = record.get(SAVED)
+        for ckey in saved.keys() if saved is not None else ():
+            self.saved.setdefault(self._channel(by_tag, saved[ckey]), []).append(str(ckey))
+
+    @staticmethod
+    def _channel(by_tag: dict[str, list[str]], entry: Any) -> Channel:
+        names = by_tag.get(str(entry["tag"]), [])
+        bone = names[0] if len(names) == 1 else str(entry["bone"])
+        return bone, str(entry["prop"]), int(entry["index"])
+
+    def bake_keys(self, channel: Channel, co: np.ndarray, interpolation: np.ndarray) -> np.ndarray:
+        """Mask of the keys (``co``, ``interpolation``: as stored) that are recorded keys of ``channel``."""
+        mine = np.zeros(len(co), dtype=bool)
+        for entry in self.channels.get(channel, ()):
+            recorded = np.array(entry["co"], dtype=np.float32).reshape(-1, 2)
+            if len(recorded) == 0 or len(co) == 0:
+                continue
+            wanted = recorded[np.argsort(recorded[:, 0], kind="stable")]
+            pos = np.clip(np.searchsorted(wanted[:, 0], co[:, 0]), 0, len(wanted) - 1)
+            match = (wanted[pos, 0] == co[:, 0]) & (wanted[pos, 1] == co[:, 1])
+            mine |= match & (interpolation == _interpolation_value(str(entry["interpolation"])))
+        return mine
+
+    def saved_keys(self, channel: Channel) -> Keys | None:
+        """The keys saved for ``channel`` (None: none)."""
+        out = None
+        for ckey in self.saved.get(channel, ()):
+            keys = _decode(self.record[SAVED][ckey]["keys"])
+            out = keys if out is None else _merge(out, keys)[0]
+        return out
+
+    def save(self, channel: Channel, keys: Keys | None) -> None:
+        """Replace what is saved for ``channel`` by ``keys`` (None or empty: nothing)."""
+        if self.record.get(SAVED) is None:
+            self.record[SAVED] = {}
+        saved = self.record[SAVED]
+        for ckey in self.saved.pop(channel, ()):
+            del saved[ckey]  # replaced whole: assigning over ID-property arrays does not resize them
+        bone, prop, index = channel
+        if keys is None or len(keys["co"]) == 0:
+            return
+        pb = self.armature.pose.bones.get(bone)
+        tag = str((None if pb is None else pb.get(bake_records.BONE_TAG)) or "")  # none: found by name
+        ckey = f"{tag}\t{bone if not tag else ''}\t{prop}\t{index}"
+        saved[ckey] = {"tag": str(tag), "bone": bone, "prop": prop, "index": index, "keys": _encode(keys)}
+        self.saved[channel] = [ckey]
 
 
-def _bake_keys(co: np.ndarray, interpolation: np.ndarray, channel: Any) -> np.ndarray:
-    """Mask of the keys (``co``, ``interpolation``: as stored) that are the recorded channel's (None: none)."""
-    if channel is None or len(co) == 0:
-        return np.zeros(len(co), dtype=bool)
-    recorded = np.array(channel["co"], dtype=np.float32).reshape(-1, 2)
-    if len(recorded) == 0:
-        return np.zeros(len(co), dtype=bool)
-    wanted = recorded[np.argsort(recorded[:, 0], kind="stable")]
-    pos = np.clip(np.searchsorted(wanted[:, 0], co[:, 0]), 0, len(wanted) - 1)
-    match = (wanted[pos, 0] == co[:, 0]) & (wanted[pos, 1] == co[:, 1])
-    value = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[str(channel["interpolation"])].value
-    return match & (interpolation == int(value))
+def _interpolation_value(identifier: str) -> int:
+    return int(bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value)
 
 
 def _take(keys: Keys, mask: np.ndarray) -> Keys:
@@ -101,37 +149,38 @@ def _merge(current: Keys, saved: Keys) -> tuple[Keys, int]:
 
 
 def collect(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, handle: int,
-            channels: Sequence[tuple[str, str, int]], fcurves: Sequence[bpy.types.FCurve], start: float,
-            end: float) -> list[tuple[str, str, int, Keys]]:
+            channels: Sequence[Channel], fcurves: Sequence[bpy.types.FCurve], start: float,
+            end: float) -> list[tuple[Channel, Keys]]:
     """The user's keys in ``[start, end]`` (action time) on the curves a bake is about to write.
 
     Args:
         channels: (bone, prop, index) of each curve in ``fcurves``.
 
     Returns:
-        (bone, prop, index, keys) per curve that has user keys in range; every attribute of those keys.
+        (channel, keys) per curve that has user keys in range; every attribute of those keys.
     """
-    out: list[tuple[str, str, int, Keys]] = []
-    record: Any = False  # looked up on the first curve with keys in range
-    for (bone, prop, index), fc in zip(channels, fcurves, strict=True):
+    out: list[tuple[Channel, Keys]] = []
+    index: _Index | bool | None = False  # looked up on the first curve with keys in range
+    for channel, fc in zip(channels, fcurves, strict=True):
         if len(fc.keyframe_points) == 0:
             continue
         co = anim_keys.read_keys_attribute(fc, "co")
         inside = (co[:, 0] >= start) & (co[:, 0] <= end)
         if not inside.any():
             continue
-        if record is False:
+        if index is False:
             record = _record(armature, chain, action, handle)
-        ckey = _channel_key(armature, bone, prop, index)
-        recorded = None if record is None or ckey is None else record["channels"].get(ckey)
-        user = inside & ~_bake_keys(co, anim_keys.read_keys_attribute(fc, "interpolation"), recorded)
+            index = None if record is None else _Index(armature, record)
+        user = inside
+        if isinstance(index, _Index):
+            user = inside & ~index.bake_keys(channel, co, anim_keys.read_keys_attribute(fc, "interpolation"))
         if user.any():
-            out.append((bone, prop, index, _take(anim_keys.read_keys(fc), user)))
+            out.append((channel, _take(anim_keys.read_keys(fc), user)))
     return out
 
 
 def store(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, handle: int,
-          collected: Sequence[tuple[str, str, int, Keys]]) -> None:
+          collected: Sequence[tuple[Channel, Keys]]) -> None:
     """Save what :func:`collect` found in the chain's record (after :func:`bake_records.record_bake` made it).
 
     Keys saved by earlier bakes stay, except where a collected key sits on their frame (the user's newer key).
@@ -141,47 +190,39 @@ def store(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, hand
     record = _record(armature, chain, action, handle)
     if record is None:
         return
-    if record.get(SAVED) is None:
-        record[SAVED] = {}
-    saved = record[SAVED]
-    for bone, prop, index, keys in collected:
-        ckey = _channel_key(armature, bone, prop, index)
-        if ckey is None:
-            continue
-        if ckey in saved:
-            keys, _left = _merge(keys, _decode(saved[ckey]))
-            del saved[ckey]  # replaced whole: assigning over ID-property arrays does not resize them
-        saved[ckey] = _encode(keys)
+    index = _Index(armature, record)
+    for channel, keys in collected:
+        earlier = index.saved_keys(channel)
+        index.save(channel, keys if earlier is None else _merge(keys, earlier)[0])
 
 
-def _saved_for(record: Any, channel: Any) -> Any:
-    saved = record.get(SAVED)
-    ckey = f"{channel['tag']}\t{channel['prop']}\t{int(channel['index'])}"
-    return None if saved is None else saved.get(ckey)
+def drop_saved(armature: bpy.types.Object, record: Any, bone: str, prop: str, index: int) -> int:
+    """Forget the keys the record saved for the channel (its curve is gone: the user deleted it); how many."""
+    found = _Index(armature, record)
+    keys = found.saved_keys((bone, prop, index))
+    found.save((bone, prop, index), None)
+    return 0 if keys is None else len(keys["co"])
 
 
-def saved_count(record: Any, channel: Any) -> int:
-    """How many keys are saved for the record's ``channel`` (an entry of ``record["channels"]``)."""
-    entry = _saved_for(record, channel)
-    return 0 if entry is None else len(entry["co"]) // 2
-
-
-def restore(fcurve: bpy.types.FCurve, record: Any, channel: Any) -> int:
-    """Write the keys saved for ``channel`` back into ``fcurve`` (after Clear removed the bake's keys).
+def restore(armature: bpy.types.Object, record: Any, fcurve: bpy.types.FCurve, bone: str, prop: str,
+            index: int) -> int:
+    """Write the keys the record saved for the channel back into ``fcurve`` (Clear removed the bake's keys).
 
     Every key keeps every attribute bit for bit (:func:`anim_keys.restore_keys`); a saved key whose frame holds
-    a key now (the user's, made since) is not restored.
+    a key now (the user's, made since) is not restored. The saved keys leave the record.
 
     Returns:
         How many saved keys were not restored.
     """
-    entry = _saved_for(record, channel)
-    if entry is None:
+    found = _Index(armature, record)
+    saved = found.saved_keys((bone, prop, index))
+    if saved is None:
         return 0
     current = anim_keys.read_keys(fcurve)
-    merged, left = _merge(current, _decode(entry))
+    merged, left = _merge(current, saved)
     if len(merged["co"]) > len(current["co"]):
         anim_keys.restore_keys(fcurve, merged, start=-np.inf, end=np.inf)
+    found.save((bone, prop, index), None)
     return left
 
 
@@ -194,40 +235,30 @@ def give_back(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, 
     saved, for Clear to count.
     """
     record = _record(armature, chain, action, handle)
-    ckey = _channel_key(armature, bone, prop, index)
-    saved = None if record is None or ckey is None else record.get(SAVED)
-    if saved is None or ckey not in saved:
+    found = None if record is None else _Index(armature, record)
+    keys = None if found is None else found.saved_keys((bone, prop, index))
+    if found is None or keys is None:
         return
-    keys = _decode(saved[ckey])
     frames = keys["co"][:, 0]
-    inside = (frames >= start) & (frames <= end)
-    if not inside.any():
-        return
     current = anim_keys.read_keys(fcurve)
-    free = inside & ~np.isin(frames, current["co"][:, 0])
-    merged, _left = _merge(current, _take(keys, free))
-    anim_keys.restore_keys(fcurve, merged, start=-np.inf, end=np.inf)
-    del saved[ckey]
-    if not free.all():
-        saved[ckey] = _encode(_take(keys, ~free))
+    free = (frames >= start) & (frames <= end) & ~np.isin(frames, current["co"][:, 0])
+    if not free.any():
+        return
+    anim_keys.restore_keys(fcurve, _merge(current, _take(keys, free))[0], start=-np.inf, end=np.inf)
+    found.save((bone, prop, index), _take(keys, ~free))
 
 
-def _user_keys(armature: bpy.types.Object, record: Any, fcurve: bpy.types.FCurve | None, bone: str, prop: str,
-               index: int) -> Keys | None:
+def _user_keys(found: _Index, fcurve: bpy.types.FCurve | None, channel: Channel) -> Keys | None:
     """The keys Clear would leave on the channel (None: it changes nothing there; empty: no key left)."""
-    ckey = _channel_key(armature, bone, prop, index)
-    if ckey is None:
-        return None
-    channel = record["channels"].get(ckey)
-    entry = record[SAVED].get(ckey) if record.get(SAVED) is not None else None
+    saved = found.saved_keys(channel)
     if fcurve is None:
-        return None if entry is None else _decode(entry)
+        return saved
     keys = anim_keys.read_keys(fcurve)
-    mine = _bake_keys(keys["co"], keys["interpolation"], channel)
-    if entry is None and not mine.any():
+    mine = found.bake_keys(channel, keys["co"], keys["interpolation"])
+    if saved is None and not mine.any():
         return None
     keys = _take(keys, ~mine)
-    return keys if entry is None else _merge(keys, _decode(entry))[0]
+    return keys if saved is None else _merge(keys, saved)[0]
 
 
 def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, times: np.ndarray,
@@ -244,11 +275,12 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     record = None if action is None else _record(armature, chain, action, anim_keys.slot_handle(armature))
     if record is None:
         return sampled
+    found = _Index(armature, record)
     out = list(sampled)
+    path = anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
     for i in range(len(sampled)):
-        path = anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
         fc = anim_keys.find_fcurve(armature, path, i)
-        keys = _user_keys(armature, record, fc, bone, prop, i)
+        keys = _user_keys(found, fc, (bone, prop, i))
         if keys is not None:
             out[i] = None if len(keys["co"]) == 0 else _sample(keys, fc, times)
     return out

@@ -51,7 +51,7 @@ def playback(rig: rigs.ArmRig, frames: list[float]) -> np.ndarray:
     scene = bpy.context.scene
     out = []
     for f in frames:
-        scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
+        scene.frame_set(math.floor(f), subframe=f - math.floor(f))
         out.append([np.array(rig.armature.pose.bones[b].matrix) for b in (rig.upper, rig.lower)])
     return np.array(out)
 
@@ -263,3 +263,19 @@ def test_rebaking_at_half_influence_blends_with_the_user_fk_not_the_first_bake(e
     want = fk + 0.5 * wrap(ik - fk)
     bad = np.abs(wrap(got - want)).max(axis=1)
     assert bad.max() < 2e-4, (np.flatnonzero(bad > 2e-4), bad.max())
+
+
+def test_a_chain_that_lost_its_hidden_properties_still_puts_back_the_user_keys(empty_file: bpy.types.Scene) -> None:
+    """A reopened library override drops the chain's uid and the bone tags: the record, and the keys it saved,
+    are found by name; the re-bake saves only the user's keys (the first bake's are found as the bake's)."""
+    rig, chain = user_rig()
+    before = all_actions()
+    assert rigs.bake(rig, 5, 20) == {"FINISHED"}
+    for key in [k for k in chain.keys() if k.startswith("_soft_ik_2d")]:
+        del chain[key]
+    for pb in rig.armature.pose.bones:
+        if "_soft_ik_2d_bone" in pb:
+            del pb["_soft_ik_2d_bone"]
+    assert rigs.bake(rig, 15, 30) == {"FINISHED"}
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
