@@ -215,14 +215,20 @@ def restore(armature: bpy.types.Object, record: Any, fcurve: bpy.types.FCurve, b
         How many saved keys were not restored.
     """
     found = _Index(armature, record)
-    saved = found.saved_keys((bone, prop, index))
+    channel = (bone, prop, index)
+    saved = found.saved_keys(channel)
     if saved is None:
         return 0
     current = anim_keys.read_keys(fcurve)
-    merged, left = _merge(current, saved)
+    # A chain that lost its bone tags has two record entries for one curve: a saved key under the other entry's
+    # bake key waits for that entry's turn.
+    baked = current["co"][found.bake_keys(channel, current["co"], current["interpolation"]), 0]
+    frames = saved["co"][:, 0]
+    waiting = np.isin(frames, baked)
+    merged, left = _merge(current, _take(saved, ~waiting))
     if len(merged["co"]) > len(current["co"]):
         anim_keys.restore_keys(fcurve, merged, start=-np.inf, end=np.inf)
-    found.save((bone, prop, index), None)
+    found.save(channel, _take(saved, waiting))
     return left
 
 
