@@ -134,7 +134,7 @@ def _decode(saved: Any) -> Keys:
     out: Keys = {}
     for name in saved.keys():
         dtype = np.float32 if name in _FLOATS else np.bool_ if name.startswith("select") else np.int32
-        values = np.array(saved[name], dtype=np.float64).astype(dtype)
+        values: np.ndarray = np.array(saved[name], dtype=np.float64).astype(dtype)
         out[str(name)] = values.reshape(n, 2) if name in _PAIRS else values
     return out
 
