@@ -13,6 +13,7 @@ chain's bone names are updated and Clear rebuilds the paths from the current nam
 
 Clear removes a recorded key only while it is still the bake's: at its frame with its value and interpolation.
 A key the user moved or changed since the bake is the user's and stays (see docs/design.md "Keys a bake writes").
+Then the user's keys the bakes replaced, saved in the record, are written back (:mod:`replaced_keys`).
 """
 
 from __future__ import annotations
