@@ -256,9 +256,9 @@ def give_back(armature: bpy.types.Object, chain: Any, action: bpy.types.Action, 
 
 def _user_keys(found: _Index, fcurve: bpy.types.FCurve | None, channel: Channel) -> Keys | None:
     """The keys Clear would leave on the channel (None: it changes nothing there; empty: no key left)."""
-    saved = found.saved_keys(channel)
     if fcurve is None:
-        return saved
+        return None  # the user deleted the curve: Clear gives nothing back there either
+    saved = found.saved_keys(channel)
     keys = anim_keys.read_keys(fcurve)
     mine = found.bake_keys(channel, keys["co"], keys["interpolation"])
     if saved is None and not mine.any():
@@ -285,6 +285,8 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     out = list(sampled)
     path = anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
     for i in range(len(sampled)):
+        if sampled[i] is None:
+            continue  # no curve plays (none, or muted): rest, as before any bake
         fc = anim_keys.find_fcurve(armature, path, i)
         keys = _user_keys(found, fc, (bone, prop, i))
         if keys is not None:
