@@ -83,9 +83,12 @@ class _Index:
             recorded = np.array(entry["co"], dtype=np.float32).reshape(-1, 2)
             if len(recorded) == 0 or len(co) == 0:
                 continue
-            wanted = recorded[np.argsort(recorded[:, 0], kind="stable")]
-            pos = np.clip(np.searchsorted(wanted[:, 0], co[:, 0]), 0, len(wanted) - 1)
-            match = (wanted[pos, 0] == co[:, 0]) & (wanted[pos, 1] == co[:, 1])
+            if recorded.shape == co.shape and np.array_equal(recorded, co):
+                match = np.ones(len(co), dtype=bool)  # a whole-range re-bake: the curve is the record
+            else:
+                wanted = recorded[np.argsort(recorded[:, 0], kind="stable")]
+                pos = np.clip(np.searchsorted(wanted[:, 0], co[:, 0]), 0, len(wanted) - 1)
+                match = (wanted[pos, 0] == co[:, 0]) & (wanted[pos, 1] == co[:, 1])
             mine |= match & (interpolation == _interpolation_value(str(entry["interpolation"])))
         return mine
 
