@@ -287,29 +287,40 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     found = _Index(armature, record)
     out = list(sampled)
     path = anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
-    for i in range(len(sampled)):
-        if sampled[i] is None:
-            continue  # no curve plays (none, or muted): rest, as before any bake
-        fc = anim_keys.find_fcurve(armature, path, i)
-        keys = _user_keys(found, fc, (bone, prop, i))
-        if keys is not None:
-            out[i] = None if len(keys["co"]) == 0 else _sample(keys, fc, times)
+    scratch: tuple[bpy.types.Action, Any] | None = None  # one for all components, made when one needs it
+    try:
+        for i in range(len(sampled)):
+            if sampled[i] is None:
+                continue  # no curve plays (none, or muted): rest, as before any bake
+            fc = anim_keys.find_fcurve(armature, path, i)
+            keys = _user_keys(found, fc, (bone, prop, i))
+            if keys is None:
+                continue
+            if len(keys["co"]) == 0:
+                out[i] = None
+                continue
+            scratch = scratch or anim_keys.scratch_action(".soft_ik_user_keys")
+            out[i] = _sample(scratch, i, keys, fc, times)
+    finally:
+        if scratch is not None:
+            bpy.data.actions.remove(scratch[0])
     return out
 
 
-def _sample(keys: Keys, like: bpy.types.FCurve | None, times: np.ndarray) -> np.ndarray:
-    """``keys`` as a curve (``like``'s extrapolation) sampled at ``times`` as :func:`sampling.sample_channels` does."""
-    scratch, owner = anim_keys.scratch_action(".soft_ik_user_keys")
+def _sample(scratch: tuple[bpy.types.Action, Any], index: int, keys: Keys, like: bpy.types.FCurve,
+            times: np.ndarray) -> np.ndarray:
+    """``keys`` as a curve in ``scratch`` (with ``like``'s extrapolation) sampled at ``times`` as
+    :func:`sampling.sample_channels` samples a curve, so the user's curve gives the values it gave before the
+    bake."""
+    action, owner = scratch
+    fc = owner.fcurves.new("location", index=index)
+    anim_keys.restore_keys(fc, keys, start=-np.inf, end=np.inf)
+    fc.extrapolation = like.extrapolation
     sampler = ChannelSampler(np.asarray(times, dtype=np.float64).reshape(-1))
     try:
-        fc = owner.fcurves.new("location", index=0)
-        anim_keys.restore_keys(fc, keys, start=-np.inf, end=np.inf)
-        if like is not None:
-            fc.extrapolation = like.extrapolation
         if sampler.frames.size <= EVALUATE_FRAMES:
             return np.array([fc.evaluate(f) for f in sampler.frames.tolist()], dtype=np.float64)
-        slot = SimpleNamespace(handle=scratch.slots[0].handle) if anim_keys.LAYERED_ACTIONS else None
-        return np.asarray(sampler.values(SimpleNamespace(action=scratch, action_slot=slot), fc), dtype=np.float64)
+        slot = SimpleNamespace(handle=action.slots[0].handle) if anim_keys.LAYERED_ACTIONS else None
+        return np.asarray(sampler.values(SimpleNamespace(action=action, action_slot=slot), fc), dtype=np.float64)
     finally:
         sampler.close()
-        bpy.data.actions.remove(scratch)

@@ -13,6 +13,7 @@ import math
 import bpy
 import harness
 import numpy as np
+import promises
 import pytest
 import rigs
 from test_ikfk import arm_pair, key_fk, played, wrap
@@ -279,3 +280,42 @@ def test_a_chain_that_lost_its_hidden_properties_still_puts_back_the_user_keys(e
     assert rigs.bake(rig, 15, 30) == {"FINISHED"}
     assert clear() == {"FINISHED"}
     assert_same(before, all_actions())
+
+
+@pytest.mark.parametrize("how", ["solve", "live_preview"])
+def test_solve_and_live_preview_after_a_half_influence_bake_blend_with_the_user_fk(empty_file: bpy.types.Scene,
+                                                                                  how: str) -> None:
+    """After a bake at influence 0.5, Solve and Live Preview at a baked frame show the blend of IK with the
+    user's FK (what the bake keyed there), not with the bake's own keys."""
+    rig, twin, target = arm_pair(("QUATERNION", "XYZ"))
+    key_fk(rig, [1, 12, 30], [0.2, -1.4, 0.6], [0.1, 1.2, 0.4])
+    frame = 10
+    fk, _ = played(rig, [frame])
+    chain = rigs.add_chain(rig, target)
+    chain.ik_influence = 0.5
+    rigs.add_chain(twin, target)
+    assert rigs.bake(twin, 1, 30) == {"FINISHED"}
+    ik, _ = played(twin, [frame])
+    assert rigs.bake(rig, 1, 30) == {"FINISHED"}
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    if how == "solve":
+        rigs.enter_pose_mode(rig)
+        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+        bpy.context.view_layer.update()
+    else:
+        rig.armature.soft_ik_2d.live_preview = True
+        scene.frame_set(frame)
+        bpy.context.view_layer.update()
+    try:
+        pb = rig.armature.pose.bones
+        head, elbow, tail = (np.array(pb[rig.upper].head), np.array(pb[rig.lower].head), np.array(pb[rig.lower].tail))
+        bones = rig.armature.data.bones
+        rest = np.array(pb[rig.parent].matrix) @ np.linalg.inv(np.array(bones[rig.parent].matrix_local)) @ np.array(
+            bones[rig.upper].matrix_local)
+        shoulder = promises.signed_angle(rest[:3, 1], np.array(pb[rig.upper].matrix)[:3, 1], rig.normal)[0]
+        bend = promises.signed_angle(elbow - head, tail - elbow, rig.normal)[0]
+        want = fk[0] + 0.5 * wrap(ik[0] - fk[0])
+        assert np.abs(wrap(np.array([shoulder, bend]) - want)).max() < 2e-4
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
