@@ -319,3 +319,20 @@ def test_solve_and_live_preview_after_a_half_influence_bake_blend_with_the_user_
         assert np.abs(wrap(np.array([shoulder, bend]) - want)).max() < 2e-4
     finally:
         rig.armature.soft_ik_2d.live_preview = False
+
+
+def test_saved_keys_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_path: object) -> None:
+    rig, _chain = user_rig()
+    before = all_actions()
+    assert rigs.bake(rig, 5, 20) == {"FINISHED"}
+    assert rigs.bake(rig, 15, 30) == {"FINISHED"}
+    path = str(tmp_path / "saved_keys.blend")  # type: ignore[operator]
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.wm.open_mainfile(filepath=path) == {"FINISHED"}
+    assert harness.is_enabled()
+    arm = bpy.data.objects["Rig"]
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    assert clear() == {"FINISHED"}
+    assert_same(before, all_actions())
