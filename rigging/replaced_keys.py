@@ -18,6 +18,7 @@ A curve with no key in the baked range (a fresh bake) costs one length check: no
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -117,6 +118,7 @@ class _Index:
         self.saved[channel] = [ckey]
 
 
+@functools.cache
 def _interpolation_value(identifier: str) -> int:
     return int(bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value)
 
@@ -262,12 +264,23 @@ def _user_keys(found: _Index, fcurve: bpy.types.FCurve | None, channel: Channel)
     if fcurve is None:
         return None  # the user deleted the curve: Clear gives nothing back there either
     saved = found.saved_keys(channel)
-    keys = anim_keys.read_keys(fcurve)
-    mine = found.bake_keys(channel, keys["co"], keys["interpolation"])
+    co = anim_keys.read_keys_attribute(fcurve, "co")
+    mine = found.bake_keys(channel, co, anim_keys.read_keys_attribute(fcurve, "interpolation"))
     if saved is None and not mine.any():
         return None
-    keys = _take(keys, ~mine)
+    if saved is None and mine.all():
+        return {"co": co[:0]}  # only the bake's keys: no attribute to read
+    keys = _take(anim_keys.read_keys(fcurve), ~mine)
     return keys if saved is None else _merge(keys, saved)[0]
+
+
+def _window(keys: Keys, times: np.ndarray) -> Keys:
+    """The keys that decide the curve at a few ``times``: the segments holding them and two keys either side
+    (the stored handles are put back as they are, and extrapolation reads at most the two end keys)."""
+    frames = keys["co"][:, 0]
+    first = max(int(np.searchsorted(frames, times.min(), side="right")) - 3, 0)
+    last = int(np.searchsorted(frames, times.max(), side="left")) + 3
+    return {name: values[first:last] for name, values in keys.items()}
 
 
 def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, times: np.ndarray,
@@ -299,6 +312,8 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
             if len(keys["co"]) == 0:
                 out[i] = None
                 continue
+            if len(times) <= EVALUATE_FRAMES:
+                keys = _window(keys, np.asarray(times, dtype=np.float64))  # Solve, Live Preview: one frame
             scratch = scratch or anim_keys.scratch_action(".soft_ik_user_keys")
             out[i] = _sample(scratch, i, keys, fc, times)
     finally:
