@@ -336,3 +336,28 @@ def test_saved_keys_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_pat
     arm.select_set(True)
     assert clear() == {"FINISHED"}
     assert_same(before, all_actions())
+
+
+def test_the_fk_read_after_bakes_is_the_user_curve_as_it_sampled_before(empty_file: bpy.types.Scene) -> None:
+    """The FK pose the influence blend reads over baked ranges: bit for bit what the user's curves gave before
+    any bake (a range, sampled as the bake samples), and the same values frame by frame (Solve, Live Preview)."""
+    rig, chain = user_rig()
+    sampling = harness.package("rigging.sampling")
+    replaced_keys = harness.package("rigging.replaced_keys")
+    path = rigs.bone_path(rig.upper, "rotation_quaternion")
+    times = np.arange(1.0, 41.0)
+    before = sampling.sample_channels(rig.armature, [(path, i) for i in range(4)], times)
+    singles = [sampling.sample_channels(rig.armature, [(path, i) for i in range(4)], times[k:k + 1])
+               for k in range(len(times))]
+    assert rigs.bake(rig, 5, 20) == {"FINISHED"}
+    assert rigs.bake(rig, 12, 30) == {"FINISHED"}
+    now = sampling.sample_channels(rig.armature, [(path, i) for i in range(4)], times)
+    assert any(not np.array_equal(a, b) for a, b in zip(before, now, strict=True)), "the bakes changed the curves"
+    got = replaced_keys.user_channels(rig.armature, chain, rig.upper, "rotation_quaternion", times, now)
+    for a, b in zip(before, got, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for k, f in enumerate(times):
+        one = replaced_keys.user_channels(rig.armature, chain, rig.upper, "rotation_quaternion", times[k:k + 1],
+                                          [v[k:k + 1] for v in now])
+        for a, b in zip(singles[k], one, strict=True):
+            assert float(b[0]) == float(a[0]), (f, a[0], b[0])
