@@ -259,9 +259,8 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
                                             for channel, stored in blocks for i in range(stored.shape[1])])
     # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
-    saved = replaced_keys.collect(obj, rig.chain, action, handle, [(channel.bone, channel.prop, i) for channel, stored
-                                                                  in blocks for i in range(stored.shape[1])],
-                                  curves, start_t, end_t)
+    curve_channels = [(channel.bone, channel.prop, i) for channel, stored in blocks for i in range(stored.shape[1])]
+    saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, curves, start_t, end_t)
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
     for channel, stored in blocks:

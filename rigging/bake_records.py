@@ -273,7 +273,7 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
     """Remove the record's keys still as the bake wrote them and put back the user's keys they replaced.
 
     Returns:
-        (curves touched, keys kept as edited, saved keys not restored: the user keyed their frame since).
+        (curves touched, keys kept as edited, saved keys not restored: keyed over or their curve deleted since).
     """
     from . import replaced_keys  # it imports this module
     from .bake import bone_path  # bake imports this module
