@@ -13,7 +13,8 @@ sits on their frame (:func:`restore`): a key the user added or moved there since
 IK influence blend reads the same curve Clear would give (the current keys without the bake's, plus the saved
 ones) as the user's FK pose (:func:`user_channels`), so a re-bake blends with the user's FK, not the last bake.
 
-A curve with no key in the baked range (a fresh bake) costs one length check: nothing is read or saved.
+A curve without keys (a fresh bake) costs one length check, one without keys in the baked range one read of
+its key positions: nothing is saved.
 """
 
 from __future__ import annotations
