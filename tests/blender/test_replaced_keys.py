@@ -361,3 +361,37 @@ def test_the_fk_read_after_bakes_is_the_user_curve_as_it_sampled_before(empty_fi
                                           [v[k:k + 1] for v in now])
         for a, b in zip(singles[k], one, strict=True):
             assert float(b[0]) == float(a[0]), (f, a[0], b[0])
+
+
+def test_only_active_chain_of_one_armature_restores_only_that_chain(empty_file: bpy.types.Scene) -> None:
+    """Two chains on one armature, one action: Clear of the active chain puts back its bones' keys only."""
+    from test_promises_operators import two_arm_rig
+
+    rig, arms = two_arm_rig()
+    arm = rig.armature
+    for k, f in enumerate(USER_FRAMES):
+        for j, (upper, lower) in enumerate(arms):
+            for name in (upper, lower):
+                angle = 0.3 * math.sin(k + j) + 0.1
+                arm.pose.bones[name].rotation_quaternion = (math.cos(angle / 2), 0.0, math.sin(angle / 2), 0.0)
+                arm.pose.bones[name].keyframe_insert("rotation_quaternion", frame=f)
+    for i, (_upper, lower) in enumerate(arms):
+        target = rigs.new_empty(f"Target{i}")
+        target.location = (np.array(arm.matrix_world) @ np.append(
+            rig.point(0.4 + (0.9 if i == 0 else -0.9), 1.2), 1.0))[:3].tolist()
+        rigs.enter_pose_mode(rig, lower)
+        target.select_set(True)
+        assert bpy.ops.pose.soft_ik_add_chain(target_space="WORLD") == {"FINISHED"}
+        target.select_set(False)
+    before = all_actions()
+    assert rigs.bake(rig, 5, 30) == {"FINISHED"}
+    baked = all_actions()
+    arm.soft_ik_2d.active_chain_index = 0
+    assert clear(only_active_chain=True) == {"FINISHED"}
+    after = all_actions()
+    def of(bones: tuple[str, str], curves: Curves) -> Curves:
+        return {k: v for k, v in curves.items() if any(f'"{b}"' in k[2] for b in bones)}
+
+    assert_same(of(arms[0], before), of(arms[0], after))  # the active chain's keys back, its curves gone
+    assert_same(of(arms[1], baked), of(arms[1], after))  # the other chain's bake stays
+    assert of(arms[1], baked) != of(arms[1], before)
