@@ -190,12 +190,15 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             baked.extend(_armatures_of(rigs))
             progress.step()
             _local_actions(self, _armatures_of(rigs))
-            progress.enter_substeps(len(rigs))
+            # One progress step per armature: a step costs a progress update and a console line, more than
+            # writing a small chain.
+            progress.enter_substeps(len(baked))
             keyed = []
             lost = bake_records.LostUids()
-            for rig, sol in zip(rigs, solutions, strict=True):
+            for i, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
                 keyed.append(bake.write_solution(rig, sol, start, end, lost=lost))
-                progress.step()
+                if i + 1 == len(rigs) or rigs[i + 1].armature != rig.armature:
+                    progress.step()
             progress.leave_substeps()
             # What Blender plays back from the new keys; the error curve and report carry the measured truth.
             reports = []

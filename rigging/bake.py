@@ -7,6 +7,7 @@ file as it was.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,15 +27,17 @@ from . import (
     fk_blend,
     key_target,
     linked_data,
-    reach,
     replaced_keys,
     sampling,
     verification,
 )
 from . import messages as msg
+from .bake_prepare import prepare as prepare  # the checks before a bake, re-exported: bake.prepare as before
+from .bake_prepare import prepare_armature as prepare_armature
+from .bake_prepare import prepare_chains as prepare_chains
 from .chain_solve import ChainSamples, ChainSolution, channel_values
 from .messages import say
-from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
+from .rig import ChainRig
 
 WORST_FRAMES_KEPT = 10
 
@@ -74,34 +77,13 @@ def _frame_list(frames: Sequence[int], most: int = 8) -> str:
     return shown + (say(msg.MORE_FRAMES, count=len(frames) - most) if len(frames) > most else "")
 
 
+@functools.lru_cache(maxsize=4096)
 def bone_path(bone: str, prop: str) -> str:
-    """Data path of a pose bone's property ``prop``; the add-on's own (``soft_ik_*``) are custom properties."""
-    return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
+    """Data path of a pose bone's property ``prop``; the add-on's own (``soft_ik_*``) are custom properties.
 
-
-def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
-    """Read and check every chain before anything is changed.
-
-    Chains of the armature that are not in ``chains`` matter only when they share a bone with one that is.
-
-    Raises:
-        ChainError: the first problem found, naming the chain and what to do.
+    Cached (a path depends on the two names alone): a bake builds each of its paths several times per chain.
     """
-    check_editable(armature)
-    key_target.check_armature(armature)
-    check_shared_bones(armature, chains)
-    rigs = []
-    for chain in chains:
-        bake_records.follow_renames(armature, chain)
-        rig = read_chain(armature, chain)
-        chain_checks.check_chain_inputs(rig)
-        reach.check(rig)
-        check_target(armature, chain)
-        mismatch = space_mismatch(armature, chain)
-        if mismatch:
-            raise ChainError(say(msg.FIX_SPACE_FIRST, label=rig.label, problem=mismatch))
-        rigs.append(rig)
-    return rigs
+    return anim_keys.pose_bone_path(bone, f'["{prop}"]' if prop.startswith("soft_ik") else prop)
 
 
 def _requests(rigs: Sequence[ChainRig]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -187,7 +169,7 @@ def essential_keys(values: np.ndarray) -> np.ndarray:
         A bool mask of ``values``' shape.
     """
     v = values.astype(np.float32, copy=False)
-    keep = np.ones(v.shape, dtype=bool)
+    keep = np.ones_like(v, dtype=bool)  # in ``values``' memory layout: a column stays contiguous
     if len(v) > 2:
         keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
     return keep
@@ -202,10 +184,15 @@ def _rotation_modes(rig: ChainRig) -> list[str]:
     return [pose[name].rotation_mode for name in rig.bone_names]
 
 
-def owned_channels(rig: ChainRig) -> list[tuple[str, int]]:
-    """(data path, array index) of every channel a bake of this chain writes with its current settings."""
-    return [(bone_path(bone, prop), i) for bone, prop, size in rig.owned_channels(_rotation_modes(rig))
-            for i in range(size)]
+def owned_channels(rig: ChainRig, modes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """(data path, array index) of every channel a bake of this chain writes with its current settings.
+
+    Args:
+        rig: the chain.
+        modes: its bones' rotation modes, when the caller has read them already (None: read here).
+    """
+    return [(bone_path(bone, prop), i) for bone, prop, size in
+            rig.owned_channels(_rotation_modes(rig) if modes is None else modes) for i in range(size)]
 
 
 def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, int]]) -> None:
@@ -216,7 +203,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
                    interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None) -> verification.Keyed:
     """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
 
-    Every curve of the chain is found or created in one pass and each property's columns are written together
+    Every curve of the chain is found or created in one pass and all of them are written in one call
     (:func:`anim_keys.write_columns`), then the keys are recorded for Clear (:mod:`bake_records`).
 
     Args:
@@ -235,14 +222,17 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     keep = sol.valid
     every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
-    frames = key_target.key_times(obj, sol.frames)[keep]
-    start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
-    channels = owned_channels(rig)
+    if key_target.tweaked_strip(obj) is None:  # scene frames are the action's (key_times would return them)
+        frames, start_t, end_t = np.asarray(sol.frames, dtype=np.float64)[keep], float(start), float(end)
+    else:
+        frames = key_target.key_times(obj, sol.frames)[keep]
+        start_t, end_t = (float(t) for t in key_target.key_times(obj, np.array([start, end], dtype=np.float64)))
+    modes = _rotation_modes(rig)
+    channels = owned_channels(rig, modes)
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
     replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
-    modes = _rotation_modes(rig)
-    previous = [_previous_rotation(obj, name, mode, start_t) for name, mode in zip(rig.bone_names, modes, strict=True)]
+    previous = _previous_rotations(obj, rig.bone_names, modes, start_t)
     lower = pose[rig.bone_names[-1]]
     # The curves animate custom properties: the properties must exist for playback to write them, on the
     # evaluated copy too. A property set from Python on an armature whose action already played is missing from
@@ -252,27 +242,37 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     obj.update_tag()
     blocks: list[tuple[ChannelValues, np.ndarray]] = []
     for channel in channel_values(rig, sol, modes, previous):
-        rows = channel.values.reshape(len(sol.frames), -1)
-        # As stored: the essential keys and the verification's known values compare float32 values.
-        blocks.append((channel, (rows if every else rows[keep]).astype(np.float32)))
-    # Every curve of the chain found or created in one pass, then each property's columns written together.
-    curves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
-                                            for channel, stored in blocks for i in range(stored.shape[1])])
-    # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
-    curve_channels = [(channel.bone, channel.prop, i) for channel, stored in blocks for i in range(stored.shape[1])]
-    saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, curves, start_t, end_t)
-    written: list[bake_records.Written] = []
-    keyed: dict[int, np.ndarray] = {}
-    for channel, stored in blocks:
-        fcurves, curves = curves[:stored.shape[1]], curves[stored.shape[1]:]
+        blocks.append((channel, channel.values.reshape(len(sol.frames), -1)))
+    # Every column of the chain in one float32 array, as stored: the essential keys and the verification's known
+    # values compare float32 values, and one array costs one mask, one test of the keys needed and one write.
+    columns: list[tuple[ChannelValues, int, str]] = []
+    for channel, rows in blocks:
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
         shape = interpolation if transform else channel.interpolation
-        cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
-                                      interpolation=shape)
-        columns = np.ascontiguousarray(stored.T)
-        for i, (fc, co) in enumerate(zip(fcurves, cos, strict=True)):
-            keyed[fc.as_pointer()] = columns[i]
-            written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
+        columns += [(channel, i, shape) for i in range(rows.shape[1])]
+    # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
+    # ``stored`` is the (frames, curves) view the writing takes.
+    by_curve = np.empty((len(columns), len(sol.frames)), dtype=np.float32)
+    at = 0
+    for _channel, rows in blocks:
+        by_curve[at:at + rows.shape[1]] = rows.T
+        at += rows.shape[1]
+    if not every:
+        by_curve = np.compress(keep, by_curve, axis=1)
+    stored = by_curve.T
+    # Every curve of the chain found or created in one pass, then written in one call.
+    fcurves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
+                                             for channel, i, _shape in columns])
+    # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
+    curve_channels = [(channel.bone, channel.prop, i) for channel, i, _shape in columns]
+    saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, fcurves, start_t, end_t)
+    cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
+                                  interpolation=[shape for _channel, _i, shape in columns])
+    written: list[bake_records.Written] = []
+    keyed: dict[int, np.ndarray] = {}
+    for (channel, i, shape), fc, co, known in zip(columns, fcurves, cos, by_curve, strict=True):
+        keyed[fc.as_pointer()] = known
+        written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
     replaced_keys.store(obj, rig.chain, action, handle, saved)
@@ -323,17 +323,23 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
     return out
 
 
-def _previous_rotation(obj: bpy.types.Object, bone: str, mode: str, start: float) -> np.ndarray | None:
-    """The bone's keyed rotation just before the range (None unless every component is keyed).
+def _previous_rotations(obj: bpy.types.Object, bones: Sequence[str], modes: Sequence[str],
+                        start: float) -> list[np.ndarray | None]:
+    """Each bone's keyed rotation just before the range (None unless every component is keyed), the curves of
+    all of them looked up in one pass.
 
     Euler and quaternion values continue from it.
     """
-    prop, size = rotation_property(mode)
-    curves = anim_keys.find_fcurves(obj, [(bone_path(bone, prop), i) for i in range(size)])
-    values = [_value_before(fc, start - 1) for fc in curves]
-    if any(v is None for v in values):
-        return None
-    return np.array(values, dtype=np.float64)
+    wanted = []
+    for bone, mode in zip(bones, modes, strict=True):
+        prop, size = rotation_property(mode)
+        wanted.append([(bone_path(bone, prop), i) for i in range(size)])
+    curves = iter(anim_keys.find_fcurves(obj, [channel for channels in wanted for channel in channels]))
+    out: list[np.ndarray | None] = []
+    for channels in wanted:
+        values = [_value_before(next(curves), start - 1) for _channel in channels]
+        out.append(None if any(v is None for v in values) else np.array(values, dtype=np.float64))
+    return out
 
 
 def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> ChainReport:

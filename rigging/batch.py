@@ -43,13 +43,24 @@ class Batch:
 
 
 def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types.PropertyGroup]]]) -> Batch:
-    """Check every chain of every (armature, chains) pair separately; nothing in the file changes."""
+    """Check every chain of every (armature, chains) pair separately; nothing in the file changes.
+
+    What concerns the armature alone is checked once for all its chains (:func:`bake.prepare_armature`): its
+    problem, if any, refuses each of them, as checking them one by one would.
+    """
     batch = Batch()
     for armature, chains in selection:
+        try:
+            bake.prepare_armature(armature)
+        except ChainError as err:
+            batch.total += len(chains)
+            if chains:
+                batch.refuse(str(err))
+            continue
         for chain in chains:
             batch.total += 1
             try:
-                batch.rigs += bake.prepare(armature, [chain])
+                batch.rigs += bake.prepare_chains(armature, [chain])
             except ChainError as err:
                 batch.refuse(str(err))
     return batch

@@ -65,6 +65,11 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dtype=np.float64)
 
 
+def _label(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str:
+    """The chain as messages name it; built only for a message (the checks of every bake would pay for it)."""
+    return say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
+
+
 def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> tuple[str, ...]:
     """The chain's bones from the root down, walking up ``chain_length`` bones from the lower bone.
 
@@ -72,28 +77,27 @@ def chain_bone_names(armature: bpy.types.Object, chain: bpy.types.PropertyGroup)
         ChainError: the upper or lower bone is not set or not in the armature; the lower bone has fewer than
             ``chain_length - 1`` ancestors; the ancestor reached is not the chain's upper bone.
     """
-    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     bones = armature.data.bones
     for role, name in ((msg.ROLE_LOWER, chain.lower_bone), (msg.ROLE_UPPER, chain.upper_bone)):
         if not name or name not in bones:
-            raise ChainError(say(msg.BONE_MISSING, label=label, role=say(role), bone=name,
+            raise ChainError(say(msg.BONE_MISSING, label=_label(armature, chain), role=say(role), bone=name,
                                  data=armature.data.name))
     names = [chain.lower_bone]
     bone = bones[chain.lower_bone]
     for _ in range(chain.chain_length - 1):
         parent = bone.parent
         if parent is None:
-            raise ChainError(say(msg.NO_PARENT, label=label, bone=bone.name, count=chain.chain_length,
+            raise ChainError(say(msg.NO_PARENT, label=_label(armature, chain), bone=bone.name, count=chain.chain_length,
                                  lower=chain.lower_bone))
         names.append(parent.name)
         bone = parent
     names.reverse()
     if names[0] != chain.upper_bone:
         if chain.chain_length == 2:
-            raise ChainError(say(msg.NOT_CHILD, label=label, lower=chain.lower_bone, upper=chain.upper_bone,
-                                 parent=names[0]))
-        raise ChainError(say(msg.NOT_ANCESTOR, label=label, upper=chain.upper_bone, count=chain.chain_length - 1,
-                             lower=chain.lower_bone, found=names[0]))
+            raise ChainError(say(msg.NOT_CHILD, label=_label(armature, chain), lower=chain.lower_bone,
+                                 upper=chain.upper_bone, parent=names[0]))
+        raise ChainError(say(msg.NOT_ANCESTOR, label=_label(armature, chain), upper=chain.upper_bone,
+                             count=chain.chain_length - 1, lower=chain.lower_bone, found=names[0]))
     return tuple(names)
 
 
@@ -110,7 +114,6 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
             inherit its parent's rotation; a bone has zero length or is too short for the plane check; a head
             or the tip lies off the armature's plane.
     """
-    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     names = chain_bone_names(armature, chain)
     bones = armature.data.bones
     normal = np.array(PLANES[armature.soft_ik_2d.plane][2], dtype=np.float64)
@@ -119,10 +122,11 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
         bone = bones[name]
         if not bone.use_inherit_rotation or bone.inherit_scale not in {"FULL", "ALIGNED", "AVERAGE",
                                                                          "FIX_SHEAR"}:
-            raise ChainError(say(msg.NO_INHERIT, label=label, bone=name))
+            raise ChainError(say(msg.NO_INHERIT, label=_label(armature, chain), bone=name))
     upper = bones[names[0]]
     if upper.parent is not None and not upper.use_inherit_rotation:
-        raise ChainError(say(msg.UPPER_NO_INHERIT, label=label, bone=upper.name, parent=upper.parent.name))
+        raise ChainError(say(msg.UPPER_NO_INHERIT, label=_label(armature, chain), bone=upper.name,
+                             parent=upper.parent.name))
 
     rest_of = _rest_matrices(bones)
     rests = [rest_of[bones.find(n)] for n in names]
@@ -137,9 +141,9 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
         # Rest positions are float32: below ZERO_ROUNDING of the chain the ends coincide up to rounding; below
         # the plane tolerance the segment exists but is too short for the plane check and the solve to hold.
         if length <= ZERO_ROUNDING * max(scale, 1e-9):
-            raise ChainError(say(msg.ZERO_LENGTH, label=label, bone=name))
+            raise ChainError(say(msg.ZERO_LENGTH, label=_label(armature, chain), bone=name))
         if length <= PLANE_TOLERANCE * scale:
-            raise ChainError(say(msg.TOO_SHORT, label=label, bone=name, length=length, total=scale,
+            raise ChainError(say(msg.TOO_SHORT, label=_label(armature, chain), bone=name, length=length, total=scale,
                                  ratio=length / scale, least=PLANE_TOLERANCE))
 
     offsets = (points - points[0]) @ normal
@@ -147,7 +151,7 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
     if abs(offsets[worst]) > PLANE_TOLERANCE * scale:
         where = (say(msg.WHERE_TAIL, bone=names[-1]) if worst == len(names)
                  else say(msg.WHERE_HEAD, bone=names[worst]))
-        raise ChainError(say(msg.OFF_PLANE, label=label, plane=armature.soft_ik_2d.plane, where=where,
+        raise ChainError(say(msg.OFF_PLANE, label=_label(armature, chain), plane=armature.soft_ik_2d.plane, where=where,
                              offset=abs(offsets[worst]), upper=names[0], fraction=abs(offsets[worst]) / scale))
 
     local_axes = np.array([r[:3, :3].T @ normal for r in rests])
@@ -198,23 +202,24 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> 
             the armature (Character); the target or pole depends on the chain's own bones
             (:func:`check_no_cycle`).
     """
-    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     target = chain.target
     if target is None:
-        raise ChainError(say(msg.NO_TARGET, label=label))
+        raise ChainError(say(msg.NO_TARGET, label=_label(armature, chain)))
     if target == armature:
-        raise ChainError(say(msg.TARGET_IS_ARMATURE, label=label, armature=armature.name))
+        raise ChainError(say(msg.TARGET_IS_ARMATURE, label=_label(armature, chain), armature=armature.name))
     if target.name not in bpy.context.scene.objects:
-        raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=label, target=target.name, scene=bpy.context.scene.name))
+        raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=_label(armature, chain), target=target.name,
+                             scene=bpy.context.scene.name))
     if chain.target_space == "OBJECT":
         if chain.space_object is None:
-            raise ChainError(say(msg.NO_SPACE_OBJECT, label=label))
+            raise ChainError(say(msg.NO_SPACE_OBJECT, label=_label(armature, chain)))
         if chain.space_bone and (chain.space_object.type != "ARMATURE"
                                  or chain.space_bone not in chain.space_object.data.bones):
-            raise ChainError(say(msg.SPACE_BONE_MISSING, label=label, bone=chain.space_bone,
+            raise ChainError(say(msg.SPACE_BONE_MISSING, label=_label(armature, chain), bone=chain.space_bone,
                                  owner=chain.space_object.name))
     if chain.target_space == "CHARACTER" and chain.space_bone and chain.space_bone not in armature.data.bones:
-        raise ChainError(say(msg.SPACE_BONE_MISSING, label=label, bone=chain.space_bone, owner=armature.name))
+        raise ChainError(say(msg.SPACE_BONE_MISSING, label=_label(armature, chain), bone=chain.space_bone,
+                             owner=armature.name))
     check_no_cycle(armature, chain)
 
 
@@ -415,7 +420,6 @@ def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
     Raises:
         ChainError: naming the target or pole, the bone and the links between them.
     """
-    label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
     moved = moved_bones(armature, chain_bone_names(armature, chain))
     for role, obj in ((msg.ROLE_TARGET, chain.target), (msg.ROLE_POLE, chain.pole)):
         if obj is None:
@@ -423,5 +427,5 @@ def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
         found = dependency_on_chain(armature, moved, obj)
         if found is not None:
             bone, path = found
-            raise ChainError(say(msg.DEPENDENCY_CYCLE, label=label, role=say(role), name=obj.name, bone=bone,
-                                 path=path))
+            raise ChainError(say(msg.DEPENDENCY_CYCLE, label=_label(armature, chain), role=say(role), name=obj.name,
+                                 bone=bone, path=path))

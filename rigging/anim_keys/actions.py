@@ -14,6 +14,20 @@ import bpy
 LAYERED_ACTIONS: bool = "layers" in bpy.types.Action.bl_rna.properties
 
 
+def _group_keyword() -> str | None:
+    """The keyword by which ``fcurves.new`` puts a new F-curve in a group it creates if missing.
+
+    ``action_group`` for 4.2's legacy actions, ``group_name`` for channelbags from 5.0 on; None on 4.4/4.5, whose
+    channelbags take no group there (the group is then found or created and assigned afterwards).
+    """
+    owner = bpy.types.ActionChannelbagFCurves if LAYERED_ACTIONS else bpy.types.ActionFCurves
+    parameters = owner.bl_rna.functions["new"].parameters
+    return next((name for name in ("action_group", "group_name") if name in parameters), None)
+
+
+_GROUP_KEYWORD = _group_keyword()
+
+
 # --- actions, slots, channelbags -------------------------------------------------------------------------------
 
 
@@ -159,9 +173,12 @@ def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, st
                 created = _curve_owner(id_block)
                 if all(owner != created for owner in owners):
                     owners.append(created)
-            fcurve = created.fcurves.new(path, index=index)
-            if group_name:
-                fcurve.group = created.groups.get(group_name) or created.groups.new(group_name)
+            if group_name and _GROUP_KEYWORD is not None:  # one call instead of a group lookup and assignment
+                fcurve = created.fcurves.new(path, index=index, **{_GROUP_KEYWORD: group_name})
+            else:
+                fcurve = created.fcurves.new(path, index=index)
+                if group_name:
+                    fcurve.group = created.groups.get(group_name) or created.groups.new(group_name)
         out.append(fcurve)
     return out
 

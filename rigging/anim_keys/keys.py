@@ -36,7 +36,6 @@ _TRANSFER_DTYPE: dict[str, type] = {name: np.uint8 for name, _w, dtype in _KEY_A
 
 
 @functools.cache
-@functools.cache
 def _enum_value(prop: str, identifier: str) -> int:
     """The RNA value of a ``Keyframe`` enum identifier (fixed for the session: looked up once, cached; an RNA
     enum walk on every write of a bake cost more than the checks of its values).
@@ -172,10 +171,10 @@ def write_keys(fcurve: bpy.types.FCurve, frames: Any, values: Any, *, start: flo
 
 
 def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any, needed: np.ndarray | None = None,
-                  *, start: float, end: float, interpolation: str = "LINEAR") -> list[np.ndarray]:
+                  *, start: float, end: float, interpolation: str | Sequence[str] = "LINEAR") -> list[np.ndarray]:
     """:func:`write_keys` for several curves keyed on the same frames, the input checked once for all of them.
 
-    A bake writes each property of a chain this way.
+    A bake writes all the curves of a chain this way, in one call.
 
     Args:
         fcurves: one curve per column of ``values``.
@@ -183,7 +182,7 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
         values: (n, len(fcurves)) finite values, column ``i`` for ``fcurves[i]``.
         needed: (n, len(fcurves)) bool, the keys to write per curve (see ``bake.essential_keys``); None: all.
         start, end: the replaced range, as in :func:`write_keys`; keys outside it keep every attribute.
-        interpolation: the new keys' interpolation identifier, as in :func:`write_keys`.
+        interpolation: the new keys' interpolation identifier, as in :func:`write_keys`, or one per curve.
 
     Returns:
         Per curve, the new keys' (frame, value) pairs as stored ((m, 2) float32, frame order).
@@ -208,8 +207,14 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     frames32 = frames.astype(np.float32)
     if not (frames32[1:] > frames32[:-1]).all():
         raise ValueError("frames must increase (no duplicates)")
+    shapes = [interpolation] * len(fcurves) if isinstance(interpolation, str) else list(interpolation)
+    if len(shapes) != len(fcurves):
+        raise ValueError(f"{len(fcurves)} curves but {len(shapes)} interpolations")
+    enums = [_enum_value("interpolation", shape) for shape in shapes]
     values32 = values.astype(np.float32, copy=False)
-    value = _enum_value("interpolation", interpolation)
+    # One transfer buffer per interpolation, sliced per curve: a curve then costs Blender's writes and a mask.
+    fills: dict[int, np.ndarray] = {value: np.full(len(frames), value, dtype=_TRANSFER_DTYPE["interpolation"])
+                                    for value in set(enums)}
     out = []
     for i, fcurve in enumerate(fcurves):
         keep = None if needed is None else needed[:, i]
@@ -220,18 +225,19 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
         else:
             # A column first, then the mask: indexing rows and a column at once costs half as much again.
             co[:, 0], co[:, 1] = frames32[keep], values32[:, i][keep]
-        _replace_range(fcurve, co, start, end, value)
+        _replace_range(fcurve, co, start, end, enums[i], fills[enums[i]])
         out.append(co)
     return out
 
 
-def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: float, interpolation: int) -> None:
+def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: float, interpolation: int,
+                   fill: np.ndarray | None = None) -> None:
     """Replace the keys of ``fcurve`` in ``[start, end]`` by new keys at ``co``.
 
-    ``co``: (n, 2) float32, sorted, inside the range; ``interpolation``: the new keys' RNA value. A curve with
-    no key outside the range (a fresh one, or a whole-range re-bake) is written as Blender's own bulk writes
-    are, without reading any key attribute; otherwise the keys outside are rebuilt bit for bit
-    (:func:`_rebuild`).
+    ``co``: (n, 2) float32, sorted, inside the range; ``interpolation``: the new keys' RNA value (``fill``: at
+    least n of it in the transfer dtype, or None). A curve with no key outside the range (a fresh one, or a
+    whole-range re-bake) is written as Blender's own bulk writes are, without reading any key attribute;
+    otherwise the keys outside are rebuilt bit for bit (:func:`_rebuild`).
     """
     points = fcurve.keyframe_points
     if len(points):
@@ -244,7 +250,9 @@ def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: 
     if len(co):
         points.add(len(co))
         points.foreach_set("co", co.ravel())
-        points.foreach_set("interpolation", np.full(len(co), interpolation, dtype=_TRANSFER_DTYPE["interpolation"]))
+        if fill is None:
+            fill = np.full(len(co), interpolation, dtype=_TRANSFER_DTYPE["interpolation"])
+        points.foreach_set("interpolation", fill[:len(co)])
     fcurve.update()
 
 

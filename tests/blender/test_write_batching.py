@@ -1,0 +1,123 @@
+"""A bake's per-bake and per-armature work (issue 17): one write of all of a chain's curves with one
+interpolation per curve, and the armature's own checks run once for all its chains.
+
+Truth is Blender's: key attributes read through RNA one key at a time, ``fcurve.evaluate``, and what a bake
+leaves in the file.
+"""
+
+from __future__ import annotations
+
+import harness
+import pytest
+import rigs
+
+bpy = pytest.importorskip("bpy")
+np = pytest.importorskip("numpy")
+
+anim_keys = harness.package("rigging.anim_keys")
+bake = harness.package("rigging.bake")
+batch = harness.package("rigging.batch")
+
+ATTRIBUTES = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type", "interpolation",
+              "easing", "type", "back", "amplitude", "period", "select_control_point")
+START, END = 5.0, 40.0
+
+
+def snapshot(fcurve: bpy.types.FCurve) -> list[tuple[object, ...]]:
+    def plain(value: object) -> object:
+        return tuple(value) if hasattr(value, "__len__") and not isinstance(value, str) else value
+
+    return [tuple(plain(getattr(key, attr)) for attr in ATTRIBUTES) for key in fcurve.keyframe_points]
+
+
+def empty_object(name: str) -> bpy.types.Object:
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@pytest.mark.usefixtures("empty_file")
+def test_one_write_gives_each_curve_its_own_interpolation() -> None:
+    """Curves written together, each with its interpolation, hold exactly the keys each gets written alone.
+
+    The values come as a bake passes them: a (frames, curves) view of one row per curve, float32, with the
+    keys a line needs not dropped (bake.essential_keys).
+    """
+    obj, alone = empty_object("Together"), empty_object("Alone")
+    frames = np.arange(START, END + 1.0)
+    rows = np.stack([np.sin(frames / 4.0), np.full_like(frames, 2.0), np.round(np.cos(frames / 6.0))])
+    values = rows.astype(np.float32).T
+    needed = bake.essential_keys(values)
+    shapes = ["LINEAR", "CONSTANT", "BEZIER"]
+    curves = [anim_keys.ensure_fcurve(obj, "location", i) for i in range(3)]
+
+    written = anim_keys.write_columns(curves, frames, values, needed, start=START, end=END, interpolation=shapes)
+
+    for i, (fcurve, co, shape) in enumerate(zip(curves, written, shapes, strict=True)):
+        keep = needed[:, i]
+        reference = anim_keys.ensure_fcurve(alone, "location", i)
+        anim_keys.write_keys(reference, frames[keep], values[keep, i], start=START, end=END, interpolation=shape)
+        assert snapshot(fcurve) == snapshot(reference)
+        assert {key.interpolation for key in fcurve.keyframe_points} == {shape}
+        assert [tuple(c) for c in co.tolist()] == [(f, v) for f, v in zip(frames[keep].tolist(),
+                                                                           values[keep, i].tolist(), strict=True)]
+        assert [fcurve.evaluate(f) for f in frames] == values[:, i].tolist()
+    assert len(curves[1].keyframe_points) == 2  # a constant column keeps its two ends
+
+
+@pytest.mark.usefixtures("empty_file")
+def test_a_wrong_number_of_interpolations_touches_no_curve() -> None:
+    obj = empty_object("Keyed")
+    curves = [anim_keys.ensure_fcurve(obj, "location", i) for i in range(2)]
+    anim_keys.write_keys(curves[0], [1.0, 2.0], [3.0, 4.0], start=1, end=2)
+    before = [snapshot(fc) for fc in curves]
+    with pytest.raises(ValueError, match="interpolations"):
+        anim_keys.write_columns(curves, [1.0, 2.0], np.zeros((2, 2)), start=1, end=2, interpolation=["LINEAR"])
+    assert [snapshot(fc) for fc in curves] == before
+
+
+def blended_and_plain() -> tuple[rigs.ArmRig, rigs.ArmRig]:
+    """Two armatures with a chain each; the first plays a blended action (refused for the armature) and has a
+    second chain sharing its bones (which its own check would refuse)."""
+    frames = list(range(1, 21))
+    out = []
+    for name in ("Blended", "Plain"):
+        rig = rigs.build_arm(name)
+        target = rigs.circle_target(rig, frames, lambda f: 1.2 + 0.1 * np.sin(f / 3.0), lambda f: 0.1 * f,
+                                    name=f"{name}Target")
+        rigs.add_chain(rig, target)
+        out.append(rig)
+    blended = out[0]
+    first = blended.armature.soft_ik_2d.chains[0]
+    twin = blended.armature.soft_ik_2d.chains.add()  # the operator refuses a shared bone: added by hand
+    twin.name, twin.upper_bone, twin.lower_bone, twin.target = "Twin", first.upper_bone, first.lower_bone, first.target
+    assert batch.prepare_batch([(blended.armature, [twin])]).refused  # refused on its own, shared bone or not
+    blended.armature.pose.bones["Root"].keyframe_insert("location", frame=1)
+    blended.armature.animation_data.action_influence = 0.5
+    return out[0], out[1]
+
+
+def test_an_armature_problem_refuses_each_of_its_chains_once(empty_file: bpy.types.Scene) -> None:
+    blended, plain = blended_and_plain()
+    selection = [(rig.armature, list(rig.armature.soft_ik_2d.chains)) for rig in (blended, plain)]
+
+    result = batch.prepare_batch(selection)
+
+    assert result.total == 3
+    assert [rig.armature for rig in result.rigs] == [plain.armature]
+    assert len(result.refused) == 1
+    assert "'Blended'" in result.refused[0] and "0.5" in result.refused[0]
+    messages = harness.package("rigging.messages")
+    assert result.report(messages.BATCH_NOT_BAKED) == messages.say(messages.BATCH_NOT_BAKED, count=2, total=3,
+                                                                   reasons=result.refused[0])
+
+
+def test_a_bake_of_both_leaves_the_refused_armature_as_it_was(empty_file: bpy.types.Scene) -> None:
+    blended, plain = blended_and_plain()
+    blended_keys = [snapshot(fc) for fc in anim_keys.iter_fcurves(blended.armature)]
+    rigs.pose_mode_together([blended.armature, plain.armature])
+    assert bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=20) == {"FINISHED"}
+    assert [snapshot(fc) for fc in anim_keys.iter_fcurves(blended.armature)] == blended_keys
+    assert len(list(anim_keys.iter_fcurves(plain.armature))) > 0
+    assert plain.armature.soft_ik_2d.chains[0].has_bake
+    assert not any(chain.has_bake for chain in blended.armature.soft_ik_2d.chains)
