@@ -28,7 +28,8 @@ import bpy
 import numpy as np
 
 from . import anim_keys, bake_records
-from .sampling.fcurves import EVALUATE_FRAMES, ChannelSampler
+from .sampling.channels import ChannelSampler
+from .sampling.fcurves import EVALUATE_FRAMES
 
 SAVED = "user_keys"  # on a record: {key: {"tag", "bone", "prop", "index", "keys": {attribute: list}}}
 Keys = dict[str, np.ndarray]
@@ -293,6 +294,12 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     replaced; None (rest) when no key is left. Sampled the way :func:`sampling.sample_channels` samples, so a
     curve gives the same values as before the bake.
     """
+    from . import live_preview  # it imports this module (through fk_blend)
+
+    if live_preview._busy:
+        # Inside the live preview's depsgraph handler no scratch action may be made (it would trigger another
+        # update): the preview reads the curves as they are.
+        return sampled
     anim = armature.animation_data
     action = None if anim is None else anim.action
     record = None if action is None else _record(armature, chain, action, anim_keys.slot_handle(armature))

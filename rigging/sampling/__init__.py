@@ -1,10 +1,12 @@
 """Sample animated transforms over a frame range, exactly, without moving the user's frame.
 
 Modules, one concept each: :mod:`.eligibility` (which objects and bones may be composed from F-curves, and
-why not), :mod:`.fcurves` (composing them), :mod:`.drivers` (object transform drivers of the frame and of F-curve
-channels, evaluated like Blender's simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene
-stepped frame by frame), :mod:`.dispatch` (requests and the strategy chosen for each, and which objects of a
-stepped request really need stepping). Every public name is re-exported here.
+why not), :mod:`.fcurves` (composing them), :mod:`.channels` (one channel at the frames, whichever way),
+:mod:`.keyframes` (many curves' keys evaluated at once) and :mod:`.roots` (their Bezier parameters),
+:mod:`.drivers` (object transform drivers of the frame and of F-curve channels, evaluated like Blender's
+simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene stepped frame by frame),
+:mod:`.dispatch` (requests and the strategy chosen for each, and which objects of a stepped request really need
+stepping). Every public name is re-exported here.
 
 Public API:
 
@@ -35,10 +37,12 @@ Three strategies, chosen per request (``method="AUTO"``):
    of the frame and of F-curve channels, :mod:`.drivers`, which override their channel's curve as in Blender);
    the requested bones and their ancestors have no acting constraints, are not in another bone's IK / Spline
    IK chain, have no drivers, inherit their parent's full transform and use local location; the armature data is not
-   animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Channels are
-   read straight from the keys when every segment is linear or constant (no modifiers, constant
-   extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
-   with ``convert_to_samples``, which includes modifiers and extrapolation; anything unanimated is one row.
+   animated and shows its pose; the scene does not remap time (see :func:`fcurve_only_reason`). Transform
+   channels whose segments are constant, linear or Bezier (no modifiers) are evaluated all at once with
+   Blender's own arithmetic (:mod:`.keyframes`, :mod:`.roots`), bit for bit; other channels are read straight
+   from the keys when every segment is linear or constant (no modifiers, constant extrapolation), else sampled
+   from a temporary copy of the curve (of its whole action when it has modifiers) with ``convert_to_samples``,
+   which includes modifiers and extrapolation; anything unanimated is one row.
 2. **Temporary scene** (exact, a few µs per frame whatever else the file holds): a scene that links only the
    requested objects (their parents and constraint targets are evaluated as dependencies), stepped with
    ``frame_set`` and read through its own depsgraph. With ``AUTO`` only the objects that need it are stepped

@@ -187,6 +187,8 @@ def iter_world_matrices(
     other_idx = [i for i in range(len(parsed)) if i not in fast_idx]
     sampler = ChannelSampler(frames_arr) if fast_idx else None
     try:
+        if sampler is not None:
+            Composer(sampler, slice(None)).prefetch([parsed[i] for i in fast_idx])
         for first in range(0, frames_arr.size, block):
             rows = slice(first, min(first + block, frames_arr.size))
             out = np.empty((len(parsed), rows.stop - rows.start, 4, 4))

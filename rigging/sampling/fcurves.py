@@ -1,212 +1,26 @@
 """The F-curve path: world and pose matrices composed from F-curve channels and rest matrices.
 
-Channels are read straight from the keys when every segment is linear or constant (no modifiers, constant
-extrapolation), else sampled from a temporary copy of the curve (of its whole action when it has modifiers)
-with ``convert_to_samples``; anything unanimated is one row. Exact for what
+Channels come from :class:`.channels.ChannelSampler` (every curve a composition reads evaluated in one pass
+first, :meth:`Composer.prefetch`); anything unanimated is one row. Exact for what
 :func:`.eligibility.fcurve_only_reason` lets through.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import math
 from collections.abc import Generator, Sequence
 from typing import Any
 
-import bpy
 import numpy as np
 
 from ...solver.rotations import rotation_property
-from ...solver.spaces import compose_matrices, invert_matrices
+from ...solver.spaces import compose_matrices, invert_matrices, rotation_matrices
 from .. import anim_keys
-from .drivers import driver_values, frame_driver_reason, variable_channel
-from .eligibility import acting, action_fcurves, live
+from .channels import LARGE_ACTION_KEYS, ChannelSampler
+from .eligibility import acting
 
-# Keys in an action above which its curves are copied one at a time for sampling rather than all at once.
-LARGE_ACTION_KEYS = 200_000
-
-
-class ChannelSampler:
-    """Samples F-curves at the requested frames; integer frames through temporary action copies."""
-
-    def __init__(self, frames: np.ndarray) -> None:
-        self.frames = frames
-        self.integral = bool(np.all(np.isfinite(frames)) and np.all(frames == np.round(frames)))
-        self.copies: dict[Any, Any] = {}
-        self.scratch: tuple[Any, Any] | None = None  # (action, F-curve owner) holding one curve copy at a time
-        self.large: dict[Any, bool] = {}
-        self.cache: dict[int, np.ndarray] = {}
-        self.fcurves: dict[Any, dict[str, list[Any]]] = {}
-        self.drivers: dict[Any, dict[str, list[Any]]] = {}
-
-    def live_fcurves(self, obj: Any) -> dict[str, list[Any]]:
-        """The F-curves the animation system applies to ``obj``, by data path."""
-        if obj not in self.fcurves:
-            by_path: dict[str, list[Any]] = {}
-            for fc in action_fcurves(obj) or []:
-                if live(fc):
-                    by_path.setdefault(fc.data_path, []).append(fc)
-            self.fcurves[obj] = by_path
-        return self.fcurves[obj]
-
-    def frame_drivers(self, obj: Any) -> dict[str, list[Any]]:
-        """The object's transform drivers that :mod:`.drivers` evaluates, by data path;
-        they override the action's curves of the same channels, as in Blender's evaluation."""
-        if obj not in self.drivers:
-            by_path: dict[str, list[Any]] = {}
-            ad = obj.animation_data
-            for fc in ad.drivers if ad is not None else ():
-                if frame_driver_reason(fc, obj) is None:
-                    by_path.setdefault(fc.data_path, []).append(fc)
-            self.drivers[obj] = by_path
-        return self.drivers[obj]
-
-    def driven(self, fcurve: Any, owner: Any) -> np.ndarray:
-        """:func:`.drivers.driver_values` of a driver of ``owner`` at the sampler's frames, once per driver."""
-        key = fcurve.as_pointer()
-        if key not in self.cache:
-            variables = {}
-            for var in fcurve.driver.variables:
-                channel = variable_channel(var, owner)
-                assert channel is not None  # eligibility let only readable variables through
-                variables[var.name] = self.channel(*channel)
-            self.cache[key] = driver_values(fcurve, self.frames, variables)
-        return self.cache[key]
-
-    def channel(self, obj: Any, path: str, index: int) -> np.ndarray:
-        """What property ``path[index]`` of ``obj`` holds at the sampler's frames, (N,) float32: its frame
-        driver's value, else its F-curve's, else its current value."""
-        for fc in self.frame_drivers(obj).get(path, ()):
-            if fc.array_index == index:
-                return self.driven(fc, obj)
-        for fc in self.live_fcurves(obj).get(path, ()):
-            if fc.array_index == index:
-                return self.values(obj.animation_data, fc)
-        value = obj[path[2:-2]] if path.startswith("[") else getattr(obj, path)[index]
-        return np.full(self.frames.shape, value, dtype=np.float32)
-
-    def values(self, anim_data: Any, fcurve: Any) -> np.ndarray:
-        """:meth:`sample`, once per F-curve."""
-        key = fcurve.as_pointer()
-        if key not in self.cache:
-            # Kept as float32, what keys and Blender's evaluation hold anyway: half the memory of a long range.
-            self.cache[key] = self.sample(anim_data, fcurve).astype(np.float32)
-        return self.cache[key]
-
-    def _copy_fcurve(self, anim_data: Any, fcurve: Any) -> Any:
-        action = anim_data.action
-        copy = self.copies.get(action)
-        if copy is None:
-            copy = action.copy()
-            self.copies[action] = copy
-        handle = anim_data.action_slot.handle if anim_keys.LAYERED_ACTIONS else 0
-        found = anim_keys.find_fcurve_in(copy, handle, fcurve.data_path, fcurve.array_index)
-        if found is None:
-            raise RuntimeError(f"F-curve {fcurve.data_path}[{fcurve.array_index}] missing in the action copy")
-        return found
-
-    def sample(self, anim_data: Any, fcurve: Any) -> np.ndarray:
-        """``fcurve`` at the sampler's frames, float64 ``(N,)`` of float32 values.
-
-        Subframes are read with ``FCurve.evaluate`` per frame; integer frames straight from linear or constant
-        keys, else from a copy's ``convert_to_samples`` (modifiers and extrapolation included).
-        """
-        if not self.integral:
-            return np.array(
-                [fcurve.evaluate(f) if math.isfinite(f) else math.nan for f in self.frames.tolist()],
-                dtype=np.float64,
-            )
-        piecewise = _piecewise_linear(fcurve, self.frames)
-        if piecewise is not None:
-            return piecewise
-        start = int(self.frames.min())
-        end = int(self.frames.max())
-        # In a large action a curve without modifiers is copied alone: a copy of the whole action would hold a
-        # second copy of every curve in it at once (a long bake's dense curves, tens of MB). A small action is
-        # copied whole, once: that is faster than copying its curves key by key.
-        single = len(fcurve.modifiers) == 0 and self._large(anim_data.action)
-        fc = self._scratch_fcurve(fcurve) if single else self._copy_fcurve(anim_data, fcurve)
-        try:
-            fc.convert_to_samples(start, end + 1)  # end is exclusive
-            co = np.empty(2 * len(fc.sampled_points), dtype=np.float32)
-            fc.sampled_points.foreach_get("co", co)
-        finally:
-            if single and self.scratch is not None:
-                self.scratch[1].fcurves.remove(fc)
-        values = co[1::2].astype(np.float64)
-        return values[(self.frames - start).astype(np.int64)]
-
-    def _large(self, action: Any) -> bool:
-        if action not in self.large:
-            curves = anim_keys.all_fcurves(action)
-            self.large[action] = sum(len(fc.keyframe_points) for fc in curves) > LARGE_ACTION_KEYS
-        return self.large[action]
-
-    def _scratch_fcurve(self, fcurve: Any) -> Any:
-        if self.scratch is None:
-            self.scratch = anim_keys.scratch_action(".soft_ik_sampling")
-        copy = self.scratch[1].fcurves.new(fcurve.data_path, index=fcurve.array_index)
-        anim_keys.copy_keys(fcurve, copy)
-        return copy
-
-    def close(self) -> None:
-        """Remove the action copies and the scratch action."""
-        for copy in self.copies.values():
-            _remove_action(copy)
-        self.copies.clear()
-        if self.scratch is not None:
-            _remove_action(self.scratch[0])
-            self.scratch = None
-
-
-def _remove_action(action: Any) -> None:
-    """Remove a temporary action; one nothing uses skips Blender's search of the file for its users (do_unlink),
-    ~50-300 µs per action in a crowd's file."""
-    bpy.data.actions.remove(action, do_unlink=action.users > 0)
-
-
-def _piecewise_linear(fcurve: Any, frames: np.ndarray) -> np.ndarray | None:
-    """``fcurve`` at integer ``frames`` straight from its keys, or None when it is not a linear/constant curve.
-
-    Applies when every segment is linear or constant, the curve has no modifiers and constant extrapolation (a
-    bake's own curves): no copy, no Blender call per frame.
-    """
-    count = len(fcurve.keyframe_points)
-    if len(fcurve.modifiers) or fcurve.extrapolation != "CONSTANT" or count == 0:
-        return None
-    if count > 1:
-        # The interpolations first (one int per key): a Bezier curve, the common case, is rejected without
-        # reading its keys' coordinates.
-        interpolation = anim_keys.read_keys_attribute(fcurve, "interpolation")[:-1]  # the last key's is unused
-        linear, constant = _interpolation_ids()
-        held = interpolation == constant
-        if not (held | (interpolation == linear)).all():
-            return None
-    co = anim_keys.read_keys_attribute(fcurve, "co").astype(np.float64)
-    x, y = co[:, 0], co[:, 1]
-    if count == 1:
-        return np.full(frames.shape, y[0])
-    if not (np.diff(x) > 0).all():
-        return None
-    values = np.interp(frames, x, y)
-    if held.any():
-        # A constant segment holds its first key's value up to (not including) the next key.
-        segment = np.searchsorted(x, frames, side="right") - 1
-        inside = (segment >= 0) & (segment < len(held))
-        step = np.zeros(frames.shape, dtype=bool)
-        step[inside] = held[segment[inside]]
-        values = np.where(step, y[np.clip(segment, 0, len(x) - 1)], values)
-    # Blender interpolates in float32: so does this, within its rounding.
-    return values.astype(np.float32).astype(np.float64)
-
-
-@functools.cache
-def _interpolation_ids() -> tuple[int, int]:
-    """RNA values of the LINEAR and CONSTANT key interpolations (looked up once: an RNA enum walk per curve
-    cost more than reading a short curve's keys)."""
-    items = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
-    return int(items["LINEAR"].value), int(items["CONSTANT"].value)
+__all__ = ["COMPOSE_BLOCK", "LARGE_ACTION_KEYS", "ChannelSampler", "Composer", "compose_request", "iter_pose_bases",
+           "iter_pose_channels", "sample_channels", "sample_fcurves", "transform_fcurves"]
 
 
 def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str,
@@ -249,6 +63,20 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
     return channels
 
 
+def transform_fcurves(sampler: ChannelSampler, owners: Sequence[tuple[Any, Any, str]]) -> list[Any]:
+    """The F-curves :func:`_channel_values` reads for each ``(id_block, owner, prefix)``: location, the owner's
+    rotation mode's property and scale."""
+    out: list[Any] = []
+    for id_block, owner, prefix in owners:
+        fcurves = sampler.live_fcurves(id_block)
+        if not fcurves:
+            continue
+        rot_path, _size = rotation_property(owner.rotation_mode)
+        for prop in ("location", rot_path, "scale"):
+            out += fcurves.get(prefix + prop, ())
+    return out
+
+
 def _channels(sampler: ChannelSampler, block: slice, id_block: Any, owner: Any, prefix: str) -> np.ndarray:
     """``matrix_basis`` of an object or pose bone ``owner``: (N, 4, 4), or (1, 4, 4) when nothing moves."""
     mode = owner.rotation_mode
@@ -271,6 +99,88 @@ class Composer:
         self.block = block
         self.world: dict[Any, np.ndarray] = {obj: m[block] for obj, m in (given or {}).items()}
         self.pose: dict[tuple[Any, str], np.ndarray] = {}
+
+    def prefetch(self, requests: Sequence[tuple[Any, str | None, str]]) -> None:
+        """Evaluate every transform curve composing ``requests`` will read in one :meth:`ChannelSampler.prefetch`
+        pass: the objects, bones, parents and Child Of targets :meth:`object_world` and :meth:`bone_pose` visit."""
+        seen: set[tuple[Any, str | None]] = set()
+        owners: list[tuple[Any, Any, str]] = []
+
+        def visit_object(obj: Any) -> None:
+            if obj in self.world or (obj, None) in seen:
+                return
+            seen.add((obj, None))
+            owners.append((obj, obj, ""))
+            if obj.parent is not None:
+                visit_object(obj.parent)
+                if obj.parent_type == "BONE":
+                    visit_bone(obj.parent, obj.parent_bone)
+            for con in acting(obj.constraints):
+                visit_object(con.target)
+                if con.subtarget:
+                    visit_bone(con.target, con.subtarget)
+
+        def visit_bone(obj: Any, name: str) -> None:
+            bone = obj.data.bones[name]
+            while bone is not None and (obj, bone.name) not in seen:
+                seen.add((obj, bone.name))
+                owners.append((obj, obj.pose.bones[bone.name], anim_keys.pose_bone_path(bone.name) + "."))
+                bone = bone.parent
+
+        for obj, bone, kind in requests:
+            if bone is None or kind != "ARMATURE":
+                visit_object(obj)
+            if bone is not None:
+                visit_bone(obj, bone)
+        self.sampler.prefetch(transform_fcurves(self.sampler, owners))
+
+    def compose_roots(self, requests: Sequence[tuple[Any, int]], out: np.ndarray) -> set[Any]:
+        """Write the world matrices of the requested objects ``(obj, row of out)`` that have no parent and no
+        acting constraint (their world matrix is their basis) into ``out[row, block]``.
+
+        Objects of one rotation mode and channel shape (which channels move) are composed in one pass, with
+        the operations :func:`solver.spaces.compose_matrices` applies to each (elementwise, so the same bits).
+
+        Returns:
+            The objects written (later requests read their matrices from the composer).
+        """
+        groups: dict[tuple[str, int, int, int], list[tuple[Any, int, dict[str, np.ndarray]]]] = {}
+        for obj, row in requests:
+            if obj in self.world or obj.parent is not None or acting(obj.constraints):
+                continue
+            channels = _channel_values(self.sampler, self.block, obj, obj, "")
+            mode = obj.rotation_mode
+            rot_path = rotation_property(mode)[0]
+            shape = (mode, len(channels["location"]), len(channels[rot_path]), len(channels["scale"]))
+            groups.setdefault(shape, []).append((obj, row, channels))
+        done: set[Any] = set()
+        for (mode, *lengths), members in groups.items():
+            rot_path = rotation_property(mode)[0]
+            rot = np.stack([ch[rot_path] for _obj, _row, ch in members])
+            scale = np.stack([ch["scale"] for _obj, _row, ch in members])
+            linear = rotation_matrices(rot.reshape(-1, rot.shape[2]), mode).reshape(*rot.shape[:2], 3, 3)
+            linear = linear * scale[:, :, None, :]
+            moving = max(lengths) > 1
+            for j, (obj, row, channels) in enumerate(members):
+                # Written in place: the crowd's matrices are most of the memory this touches.
+                target = out[row, self.block]
+                location = channels["location"]
+                if linear.shape[1] == 1:  # one matrix, its translation moving or not
+                    still = np.zeros((4, 4))
+                    still[:3, :3] = linear[j, 0]
+                    still[:3, 3] = location[0]
+                    still[3, 3] = 1.0
+                    target[...] = still
+                    if len(location) > 1:
+                        target[:, :3, 3] = location
+                else:
+                    target[:, :3, :3] = linear[j]
+                    target[:, :3, 3] = location
+                    target[:, 3, :3] = 0.0
+                    target[:, 3, 3] = 1.0
+                self.world[obj] = target if moving else target[:1]
+                done.add(obj)
+        return done
 
     def object_world(self, obj: Any) -> np.ndarray:
         """(N or 1, 4, 4) ``matrix_world``."""
@@ -326,11 +236,15 @@ def sample_fcurves(
     """Compose ``requests`` from F-curves into ``out[idx]`` (``given``: see :class:`Composer`)."""
     sampler = ChannelSampler(frames)
     try:
+        Composer(sampler, slice(None), given).prefetch(requests)
         for first in range(0, frames.size, COMPOSE_BLOCK):
             block = slice(first, first + COMPOSE_BLOCK)
             composer = Composer(sampler, block, given)
+            done = composer.compose_roots([(obj, i) for (obj, bone, _kind), i in zip(requests, idx, strict=True)
+                                           if bone is None], out)
             for (obj, bone, kind), i in zip(requests, idx, strict=True):
-                compose_request(composer, obj, bone, kind, out[i, block])
+                if bone is not None or obj not in done:
+                    compose_request(composer, obj, bone, kind, out[i, block])
     finally:
         sampler.close()
 
@@ -383,6 +297,9 @@ def iter_pose_channels(
     sampler = ChannelSampler(frames_arr)
     prefixes = {name: anim_keys.pose_bone_path(name) + "." for name in bones}
     try:
+        sampler.prefetch([fc for fc in transform_fcurves(sampler, [(obj, obj.pose.bones[name], prefixes[name])
+                                                                   for name in bones])
+                          if known is None or fc.as_pointer() not in known or len(fc.modifiers)])
         for first in range(0, frames_arr.size, block):
             rows = slice(first, min(first + block, frames_arr.size))
             out = {}
@@ -411,9 +328,12 @@ def sample_channels(id_block: Any, channels: Sequence[tuple[str, int]],
     sampler = ChannelSampler(frames_arr)
     try:
         live_curves = sampler.live_fcurves(id_block)
+        curves = [next((f for f in live_curves.get(path, ()) if f.array_index == index), None)
+                  for path, index in channels]
+        if frames_arr.size > EVALUATE_FRAMES:
+            sampler.prefetch([fc for fc in curves if fc is not None])
         out: list[np.ndarray | None] = []
-        for path, index in channels:
-            fc = next((f for f in live_curves.get(path, ()) if f.array_index == index), None)
+        for fc in curves:
             if fc is None:
                 out.append(None)
             elif frames_arr.size <= EVALUATE_FRAMES:

@@ -1,5 +1,6 @@
-"""rigging/sampling reads linear and constant curves straight from their keys and copies other curves one at a time;
-both against Blender's own evaluation (``scene.frame_set`` + ``matrix_world``)."""
+"""rigging/sampling evaluates transform curves with :mod:`keyframes`, or reads linear and constant curves straight from
+their keys and copies other curves one at a time; all against Blender's own evaluation (``scene.frame_set`` +
+``matrix_world``)."""
 
 from __future__ import annotations
 
@@ -53,12 +54,15 @@ def _blender(objects: list[bpy.types.Object]) -> np.ndarray:
     (["LINEAR", "CONSTANT"], "CONSTANT", "NOISE"),
 ])
 @pytest.mark.parametrize("copy_one_at_a_time", [False, True])
+@pytest.mark.parametrize("vectorized", [True, False])
 def test_curves_from_keys_and_single_copies_match_blender(empty_file: bpy.types.Scene,
                                                           monkeypatch: pytest.MonkeyPatch, interpolations: list[str],
                                                           extrapolation: str, modifier: str | None,
-                                                          copy_one_at_a_time: bool) -> None:
+                                                          copy_one_at_a_time: bool, vectorized: bool) -> None:
     if copy_one_at_a_time:  # as for a long bake's action
-        monkeypatch.setattr(harness.package("rigging.sampling.fcurves"), "LARGE_ACTION_KEYS", 0)
+        monkeypatch.setattr(harness.package("rigging.sampling.channels"), "LARGE_ACTION_KEYS", 0)
+    if not vectorized:  # every curve read by Blender's own paths (keys, copies, convert_to_samples)
+        monkeypatch.setattr(harness.package("rigging.sampling.keyframes"), "transform_path", lambda _path: False)
     objects = [_keyed("A", interpolations, extrapolation, modifier), _keyed("B", ["BEZIER"])]
     actions = len(bpy.data.actions)
     ours = sampling.sample_world_matrices(bpy.context, [(obj, None) for obj in objects], FRAMES, method="FCURVES")

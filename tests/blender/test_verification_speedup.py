@@ -34,27 +34,27 @@ def _channels(rng: np.random.Generator, mode: str, n: int) -> dict[str, np.ndarr
 @pytest.mark.parametrize("connected", [True, False])
 def test_lower_tail_from_the_y_column_equals_the_full_rotation(empty_file: bpy.types.Scene, mode: str, frames: int,
                                                                connected: bool) -> None:
-    verification = harness.package("rigging.verification")
+    tail_math = harness.package("rigging.tail_math")
     rng = np.random.default_rng(len(mode) * 7 + frames + connected)
     ch = _channels(rng, mode, frames)
     length = 0.8125
-    fast = verification._lower_basis(mode, ch, connected, length)
-    full = verification._pose_basis(mode, ch, connected, np.array([[0.0], [length], [0.0]]),
+    fast = tail_math.lower_basis(mode, ch, connected, length)
+    full = tail_math.pose_basis(mode, ch, connected, np.array([[0.0], [length], [0.0]]),
                                     np.array([[0.0], [1.0], [0.0]]))
     for got, want in zip(fast, full, strict=True):
         assert got.shape == want.shape
         # Equal values (a zero may differ in sign only) and bit-equal norms: all the verification keeps.
         np.testing.assert_array_equal(got, want)
-        assert (verification._norm(got) == verification._norm(want)).all()
+        assert (tail_math.norm(got) == tail_math.norm(want)).all()
 
 
 def test_lower_tail_with_a_non_finite_scale_takes_the_full_path(empty_file: bpy.types.Scene) -> None:
-    verification = harness.package("rigging.verification")
+    tail_math = harness.package("rigging.tail_math")
     ch = _channels(np.random.default_rng(3), "QUATERNION", 20)
     ch["scale"][4, 0] = np.inf  # 0 * inf is NaN in the full product: the point must be NaN there too
     with np.errstate(invalid="ignore"):
-        fast = verification._lower_basis("QUATERNION", ch, False, 1.0)
-        full = verification._pose_basis("QUATERNION", ch, False, np.array([[0.0], [1.0], [0.0]]),
+        fast = tail_math.lower_basis("QUATERNION", ch, False, 1.0)
+        full = tail_math.pose_basis("QUATERNION", ch, False, np.array([[0.0], [1.0], [0.0]]),
                                         np.array([[0.0], [1.0], [0.0]]))
     for got, want in zip(fast, full, strict=True):
         np.testing.assert_array_equal(got, want)
