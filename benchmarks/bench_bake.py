@@ -21,7 +21,9 @@ in reach, softness 0):
    variables: evaluated as Blender does, so composed from F-curves too);
 6. ``driven-var``: the same driver plus a variable reading another (keyed) Empty: only Blender evaluates it,
    so the bake steps the carrier alone in a temporary scene (about 10 µs per frame in Blender's frame_set)
-   and composes the target over it.
+   and composes the target over it. For the stepped cases the breakdown adds our sampling per stepped frame
+   beside Blender's ``frame_set`` alone (and with one matrix read a frame) on a temporary scene of the same
+   objects: the floor of a stepped frame.
 
 For each: Blender's time (IK constraint + ``nla.bake(visual_keying=True, clear_constraints=True)``), ours (best
 of ``--repeats``), ``baseline / ours`` against the issue's target ratio, a check that the user's frame did not
@@ -138,6 +140,43 @@ def breakdown(rigs, s, frames: int) -> dict[str, float]:  # type: ignore[no-unty
     return {n: t[i + 1] - t[i] for i, n in enumerate(names)}
 
 
+def stepping_floor(names: list[str], frames: int) -> dict[str, float]:
+    """What Blender alone costs per stepped frame, µs (best of 3): ``frame_set`` on a temporary scene linking
+    the objects ``names`` (as the sampler does), bare and with one ``foreach_get`` of each one's evaluated
+    ``matrix_world`` a frame, a floor for the sampler's stepped frames."""
+    import bpy
+    import numpy as np
+
+    ctx = bpy.context
+    objects = [bpy.data.objects[name] for name in names]
+    best: dict[str, float] = {}
+    for _ in range(3):
+        tmp = bpy.data.scenes.new(".bench_stepping")
+        try:
+            for obj in objects:
+                tmp.collection.objects.link(obj)
+            with ctx.temp_override(scene=tmp, view_layer=tmp.view_layers[0]):
+                depsgraph = ctx.evaluated_depsgraph_get()
+            getters = [o.evaluated_get(depsgraph).path_resolve("matrix_world", False).foreach_get for o in objects]
+            raw = np.empty((frames, 16), dtype=np.float32)
+            frame_set = tmp.frame_set
+            t0 = time.perf_counter()
+            for f in range(1, frames + 1):
+                frame_set(f)
+            t1 = time.perf_counter()
+            for f, row in zip(range(1, frames + 1), raw, strict=True):
+                frame_set(f)
+                for get in getters:
+                    get(row)
+            t2 = time.perf_counter()
+        finally:
+            bpy.data.scenes.remove(tmp)
+            ctx.scene.frame_set(USER_FRAME)
+        for key, value in (("frame_set", t1 - t0), ("frame_set + read", t2 - t1)):
+            best[key] = min(best.get(key, value), value)
+    return {key: 1e6 * value / frames for key, value in best.items()}
+
+
 def profile_ours(rigs, s, frames: int, label: str) -> None:  # type: ignore[no-untyped-def]
     import cProfile
     import pstats
@@ -200,6 +239,8 @@ def run_case(rigs, case: str, args: argparse.Namespace) -> dict[str, object]:  #
     if not args.no_breakdown:
         pieces = [breakdown(rigs, s, frames) for _ in range(3)]
         row["breakdown"] = {k: min(p[k] for p in pieces) for k in pieces[0]}
+        if stepped:
+            row["stepping_floor"] = stepping_floor(list(stepped), frames)
     if args.profile:
         profile_ours(rigs, s, frames, case)
     return row
@@ -328,6 +369,12 @@ def print_table(rows: list[dict[str, object]]) -> None:
             b = r["breakdown"]
             print(f"{r['case']:<64}" + "".join(f"{1e3 * b[k]:>12.2f}" for k in keys)
                   + f"{1e3 * sum(b.values()):>10.2f}")
+        for r in rows:
+            if "stepping_floor" in r:
+                floor = r["stepping_floor"]
+                print(f"  {r['case']}: sample {1e6 * r['breakdown']['sample'] / r['frames']:.2f} µs per stepped frame;"
+                      " Blender alone on a temporary scene of the stepped objects: "
+                      + ", ".join(f"{k} {v:.2f}" for k, v in floor.items()) + " µs per frame (best of 3)")
 
 
 def main() -> int:
