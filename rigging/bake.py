@@ -27,6 +27,7 @@ from . import (
     fk_blend,
     key_target,
     linked_data,
+    replaced_keys,
     sampling,
     verification,
 )
@@ -262,6 +263,9 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # Every curve of the chain found or created in one pass, then written in one call.
     fcurves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
                                              for channel, i, _shape in columns])
+    # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
+    curve_channels = [(channel.bone, channel.prop, i) for channel, i, _shape in columns]
+    saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, fcurves, start_t, end_t)
     cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
                                   interpolation=[shape for _channel, _i, shape in columns])
     written: list[bake_records.Written] = []
@@ -271,6 +275,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
+    replaced_keys.store(obj, rig.chain, action, handle, saved)
     return verification.Keyed(times=frames, values=keyed)
 
 
@@ -311,6 +316,7 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
         fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
         if fc is not None and len(inside):
             anim_keys.remove_keys_at(fc, inside, w.interpolation)
+            replaced_keys.give_back(obj, rig.chain, action, handle, w.bone, w.prop, w.index, fc, start, end)
             if len(fc.keyframe_points) == 0:
                 bake_records.drop_empty_curve(obj, fc, w.bone, w.prop, w.index)
         out.append((w.bone, w.prop, w.index))

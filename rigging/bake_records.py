@@ -13,6 +13,7 @@ chain's bone names are updated and Clear rebuilds the paths from the current nam
 
 Clear removes a recorded key only while it is still the bake's: at its frame with its value and interpolation.
 A key the user moved or changed since the bake is the user's and stays (see docs/design.md "Keys a bake writes").
+Then the user's keys the bakes replaced, saved in the record, are written back (:mod:`replaced_keys`).
 """
 
 from __future__ import annotations
@@ -290,12 +291,18 @@ def _belongs(record: Any, key: str, uid: str | None, chain: bpy.types.PropertyGr
     return str(record.get("chain")) == chain.name and str(record.get("armature")) == armature.name
 
 
-def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: int, record: Any) -> tuple[int, int]:
-    """Remove the record's keys still as the bake wrote them; returns (curves touched, keys kept as edited)."""
+def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: int,
+                  record: Any) -> tuple[int, int, int]:
+    """Remove the record's keys still as the bake wrote them and put back the user's keys they replaced.
+
+    Returns:
+        (curves touched, keys kept as edited, saved keys not restored: keyed over or their curve deleted since).
+    """
+    from . import replaced_keys  # it imports this module
     from .bake import bone_path  # bake imports this module
 
     by_tag = _bones_by_tag(armature)
-    touched = edited = 0
+    touched = edited = unrestored = 0
     playing_here = (action, handle) == (armature.animation_data.action, anim_keys.slot_handle(armature))
     for channel in record["channels"].values():
         co = _co(channel)
@@ -305,14 +312,16 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
         if fc is None and bone != str(channel["bone"]):
             fc = anim_keys.find_fcurve_in(action, handle, bone_path(str(channel["bone"]), prop), index)
         if fc is None:
+            unrestored += replaced_keys.drop_saved(armature, record, bone, prop, index)
             continue
         removed = anim_keys.remove_keys_at(fc, co, str(channel["interpolation"]))
         frames = anim_keys.read_keys_attribute(fc, "co")[:, 0]
         edited += int(np.count_nonzero(np.isin(frames, co[:, 0])))
         touched += removed > 0
+        unrestored += replaced_keys.restore(armature, record, fc, bone, prop, index)  # the user's replaced keys
         if len(fc.keyframe_points) == 0:
             drop_empty_curve(armature, fc, bone, prop, index, playing=playing_here)
-    return touched, edited
+    return touched, edited, unrestored
 
 
 def drop_empty_curve(armature: bpy.types.Object, fcurve: bpy.types.FCurve, bone: str, prop: str, index: int, *,
@@ -339,7 +348,7 @@ def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup])
         follow_renames(armature, chain)
         uid = chain_uid(chain)
         label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
-        kept = edited = 0
+        kept = edited = unrestored = 0
         for action in list(bpy.data.actions):
             records = action.get(RECORDS)
             if not records:
@@ -363,14 +372,17 @@ def clear(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup])
                                                users=", ".join(f"'{user.name}'" for user in others)))
                     kept += 1
                     continue
-                touched, record_edited = _clear_record(armature, action, handle, record)
+                touched, record_edited, record_unrestored = _clear_record(armature, action, handle, record)
                 result.touched += touched
                 edited += record_edited
+                unrestored += record_unrestored
                 del records[key]
             if len(records) == 0:
                 del action[RECORDS]
         if edited:
             result.messages.append(say(msg.CLEAR_EDITED, label=label, count=edited))
+        if unrestored:
+            result.messages.append(say(msg.CLEAR_NOT_RESTORED, label=label, count=unrestored))
         if kept == 0:
             chain.bake_end = chain.bake_start - 1
             chain.worst_frames.clear()

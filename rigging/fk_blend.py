@@ -2,8 +2,9 @@
 
 The FK pose is what plays without the bake: each chain bone's rotation (in its own mode), and the upper bone's
 location (Move Root) and scale (Stretch, stretch to reach) where the bake owns them, read from the armature's
-F-curves at each frame; a channel without keys counts as at rest (identity rotation, no offset, scale 1), so
-the Solve and the Live Preview read the same FK pose as the bake does, whatever they posed before. The
+F-curves at each frame (over a range the chain's bakes keyed, the user's keys those bakes replaced:
+:func:`replaced_keys.user_channels`); a channel without keys counts as at rest (identity rotation, no offset,
+scale 1), so the Solve and the Live Preview read the same FK pose as the bake does, whatever they posed before. The
 influence is the chain's ``ik_influence``, read per frame from its F-curve on the armature's action when it is
 keyed. The blend itself is :mod:`solver.blend`; the tip, and the error keyed for it, are the blended pose's
 (the bake's verification then measures what Blender plays back, as for any bake).
@@ -26,7 +27,7 @@ from ..solver.rotations import (
     rotation_property,
 )
 from ..solver.spaces import from_shoulder_2d, invert_matrices, transform_points
-from . import anim_keys, key_target, sampling
+from . import anim_keys, key_target, replaced_keys, sampling
 from . import messages as msg
 from .chain_solve import ChainSolution, rotation_channels
 from .messages import say
@@ -80,12 +81,14 @@ def influences(rig: ChainRig, frames: np.ndarray) -> np.ndarray:
 def _channel(rig: ChainRig, bone: str, prop: str, size: int, times: np.ndarray) -> np.ndarray:
     path = _bone_path(bone, prop)
     sampled = sampling.sample_channels(rig.armature, [(path, i) for i in range(size)], times)
+    # The user's FK, not an earlier bake's keys: its keys swapped back for the ones it replaced.
+    sampled = replaced_keys.user_channels(rig.armature, rig.chain, bone, prop, times, sampled)
     rest = _REST[prop]
     return np.stack([np.full(len(times), rest[i]) if v is None else v for i, v in enumerate(sampled)], axis=1)
 
 
 def fk_pose(rig: ChainRig, frames: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """The FK pose the bones' own keys give on ``frames`` (scene frames).
+    """The FK pose the bones' own keys give on ``frames`` (scene frames): the user's, not an earlier bake's.
 
     Returns:
         ``(rotations, location, scale)``: per chain bone, root first, its rotation channels (N, k) in its own

@@ -182,6 +182,8 @@ CLEAR_NOT_PLAYED = ("{label}: keys baked into action '{action}' were kept: '{arm
 CLEAR_SHARED = ("{label}: keys baked into action '{action}' were kept: it is also played by {users}, whose animation "
                 "would change; give '{armature}' its own copy of the action and Clear")
 CLEAR_EDITED = "{label}: kept {count} baked key(s) edited since the bake (they are yours now)"
+CLEAR_NOT_RESTORED = ("{label}: {count} of your key(s) the bake had replaced were not put back: you keyed their "
+                      "frames or deleted their curve since, and what you did stays (Undo brings the bake back)")
 
 # fk_blend.py / reach.py / operators/snap.py: IK influence, stretch to reach, snapping the target to FK (issue 14)
 INFLUENCE_DRIVEN = ("{label}: IK Influence is driven; the bake reads it per frame from keys only. Key it instead "

@@ -138,6 +138,10 @@ ZH: dict[str, str] = {
         "请给“{armature}”一份自己的动作副本后再清除",
     "{label}: kept {count} baked key(s) edited since the bake (they are yours now)":
         "{label}：保留了 {count} 个烘焙后被编辑过的键（它们现在属于你）",
+    ("{label}: {count} of your key(s) the bake had replaced were not put back: you keyed their "
+     "frames or deleted their curve since, and what you did stays (Undo brings the bake back)"):
+        "{label}：烘焙替换掉的你的 {count} 个键没有放回：你之后在这些帧上打了关键帧或删除了它们的曲线，"
+        "你所做的保持不变（撤销可恢复烘焙）",
     # IK/FK blend, stretch to reach, snap (issue 14)
     ("{label}: IK Influence is driven; the bake reads it per frame from keys only. Key it instead "
      "of driving it (or mute the driver)"):
