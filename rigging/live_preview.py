@@ -46,6 +46,13 @@ _FULL_IK = np.ones(1).tobytes()
 _cache: dict[tuple[str, str], ChainPreview] = {}
 _posed_armatures: set[str] = set()
 _busy = False
+
+
+def updating() -> bool:
+    """Whether the live preview's depsgraph handler is running now (code it calls may not add data blocks)."""
+    return _busy
+
+
 # Solves and pose writes done by the handlers, and the time spent in them; read by tests and the benchmark.
 stats: dict[str, float] = {"solves": 0, "poses": 0, "seconds": 0.0}
 

@@ -296,7 +296,7 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     """
     from . import live_preview  # it imports this module (through fk_blend)
 
-    if live_preview._busy:
+    if live_preview.updating():
         # Inside the live preview's depsgraph handler no scratch action may be made (it would trigger another
         # update): the preview reads the curves as they are.
         return sampled
