@@ -7,14 +7,8 @@ import bpy
 from ..rigging import linked_data
 from ..rigging import messages as msg
 from ..rigging.messages import say
-from ..rigging.rig import (
-    ChainError,
-    chain_bone_names,
-    declared_parent,
-    dependency_on_chain,
-    moved_bones,
-    space_mismatch,
-)
+from ..rigging.rig import ChainError, chain_bone_names, declared_parent, space_mismatch
+from ..rigging.rig_dependencies import dependency_on_chain, moved_bones
 from ..rigging.target_parenting import reparent_keep_motion
 from .common import active_chain_poll
 

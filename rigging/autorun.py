@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 
 from . import messages as msg
-from . import rig as rig_module
+from . import rig_dependencies
 from .messages import say
 from .rig import ChainError, ChainRig
 
@@ -46,7 +46,7 @@ def python_driver_of(rig: ChainRig) -> tuple[bpy.types.Object, bpy.types.FCurve]
 
     The inputs are the upper bone, the armature object, the target and the pole, and what they are computed
     from, followed through parents, constraint targets, driver variables and deforming bones
-    (:func:`rig.transform_inputs`, the links :func:`rig.dependency_on_chain` follows).
+    (:func:`rig_dependencies.transform_inputs`, the links :func:`rig_dependencies.dependency_on_chain` follows).
 
     Returns:
         ``(owner, driver F-curve)``, or None when no such driver moves the chain.
@@ -62,7 +62,7 @@ def python_driver_of(rig: ChainRig) -> tuple[bpy.types.Object, bpy.types.FCurve]
         if found:
             return obj, found[0]
         # The same links the dependency-cycle check walks (one definition of "computed from").
-        stack += [(source, sub) for source, sub, _how in rig_module.transform_inputs(obj, bone)]
+        stack += [(source, sub) for source, sub, _how in rig_dependencies.transform_inputs(obj, bone)]
     return None
 
 
