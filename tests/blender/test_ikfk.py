@@ -68,6 +68,33 @@ def played(rig: rigs.ArmRig, frames: list[int]) -> tuple[np.ndarray, np.ndarray]
     return np.stack([j.shoulder_delta, j.elbow], axis=1), promises.to_world(world, np.array(ev_tip))
 
 
+def posed_angles(rig: rigs.ArmRig, frame: int, how: str) -> np.ndarray:
+    """(shoulder, elbow) angles Blender shows at ``frame`` once Solve ran (``how`` "solve") or with the Live
+    Preview on ("live_preview"), measured in the chain's plane from the evaluated pose (the preview is switched
+    off again)."""
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    if how == "solve":
+        rigs.enter_pose_mode(rig)
+        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+        bpy.context.view_layer.update()
+    else:
+        rig.armature.soft_ik_2d.live_preview = True
+        scene.frame_set(frame)
+        bpy.context.view_layer.update()
+    try:
+        pb = rig.armature.pose.bones
+        head, elbow, tail = (np.array(pb[rig.upper].head), np.array(pb[rig.lower].head), np.array(pb[rig.lower].tail))
+        bones = rig.armature.data.bones
+        rest = np.array(pb[rig.parent].matrix) @ np.linalg.inv(np.array(bones[rig.parent].matrix_local)) @ np.array(
+            bones[rig.upper].matrix_local)
+        shoulder = promises.signed_angle(rest[:3, 1], np.array(pb[rig.upper].matrix)[:3, 1], rig.normal)[0]
+        bend = promises.signed_angle(elbow - head, tail - elbow, rig.normal)[0]
+        return np.array([shoulder, bend])
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
+
+
 def align_rolls(rig: rigs.ArmRig) -> None:
     """Roll the chain bones so the plane normal is their local Z: Euler keys about it then interpolate in the
     plane (about an oblique axis the three angles do not, and the arm leaves the plane between keys)."""
@@ -145,28 +172,8 @@ def test_solve_and_live_preview_honour_the_influence(empty_file: bpy.types.Scene
     fk, _ = played(rig, [frame])
     ik, _ = played(twin, [frame])
     chain.ik_influence = 0.35
-    scene = bpy.context.scene
-    scene.frame_set(frame)
-    if how == "solve":
-        rigs.enter_pose_mode(rig)
-        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
-        bpy.context.view_layer.update()
-    else:
-        rig.armature.soft_ik_2d.live_preview = True
-        scene.frame_set(frame)
-        bpy.context.view_layer.update()
-    try:
-        pb = rig.armature.pose.bones
-        head, elbow, tail = (np.array(pb[rig.upper].head), np.array(pb[rig.lower].head), np.array(pb[rig.lower].tail))
-        bones = rig.armature.data.bones
-        rest = np.array(pb[rig.parent].matrix) @ np.linalg.inv(np.array(bones[rig.parent].matrix_local)) @ np.array(
-            bones[rig.upper].matrix_local)
-        shoulder = promises.signed_angle(rest[:3, 1], np.array(pb[rig.upper].matrix)[:3, 1], rig.normal)[0]
-        bend = promises.signed_angle(elbow - head, tail - elbow, rig.normal)[0]
-        want = fk[0] + 0.35 * wrap(ik[0] - fk[0])
-        assert np.abs(wrap(np.array([shoulder, bend]) - want)).max() < 2e-4
-    finally:
-        rig.armature.soft_ik_2d.live_preview = False
+    want = fk[0] + 0.35 * wrap(ik[0] - fk[0])
+    assert np.abs(wrap(posed_angles(rig, frame, how) - want)).max() < 2e-4
 
 
 def stretch_rig(**chain_props: object) -> tuple[rigs.ArmRig, bpy.types.PropertyGroup, bpy.types.Object,
