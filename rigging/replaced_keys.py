@@ -28,6 +28,7 @@ import bpy
 import numpy as np
 
 from . import anim_keys, bake_records
+from .sampling import keyframes
 from .sampling.channels import ChannelSampler
 from .sampling.fcurves import EVALUATE_FRAMES
 
@@ -292,14 +293,14 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
     ``sampled``: per component what the curves give now (:func:`sampling.sample_channels`). Where the chain's
     bakes keyed the channel, the values of the user's curve instead: without the bake's keys, with the keys they
     replaced; None (rest) when no key is left. Sampled the way :func:`sampling.sample_channels` samples, so a
-    curve gives the same values as before the bake.
+    curve gives the same values as before the bake (inside the Live Preview's handler evaluated by
+    :func:`_evaluate`, which covers constant, linear and Bezier segments; other shapes keep ``sampled`` there).
     """
     from . import live_preview  # it imports this module (through fk_blend)
 
-    if live_preview.updating():
-        # Inside the live preview's depsgraph handler no scratch action may be made (it would trigger another
-        # update): the preview reads the curves as they are.
-        return sampled
+    # Inside the live preview's depsgraph handler no scratch action may be made (it would trigger another
+    # update): the user's keys are evaluated in numpy there, with Blender's arithmetic (:mod:`sampling.keyframes`).
+    in_handler = live_preview.updating()
     anim = armature.animation_data
     action = None if anim is None else anim.action
     record = None if action is None else _record(armature, chain, action, anim_keys.slot_handle(armature))
@@ -322,12 +323,39 @@ def user_channels(armature: bpy.types.Object, chain: Any, bone: str, prop: str, 
                 continue
             if len(times) <= EVALUATE_FRAMES:
                 keys = _window(keys, np.asarray(times, dtype=np.float64))  # Solve, Live Preview: one frame
+            if in_handler:
+                values = _evaluate(keys, fc, times)
+                if values is not None:  # else (a shape only Blender evaluates) the curve as it is
+                    out[i] = values
+                continue
             scratch = scratch or anim_keys.scratch_action(".soft_ik_user_keys")
             out[i] = _sample(scratch, i, keys, fc, times)
     finally:
         if scratch is not None:
             bpy.data.actions.remove(scratch[0])
     return out
+
+
+def _evaluate(keys: Keys, like: bpy.types.FCurve, times: np.ndarray) -> np.ndarray | None:
+    """``keys`` as a curve with ``like``'s extrapolation at ``times``, evaluated by :mod:`sampling.keyframes`
+    (no Blender data made), or None when that module does not cover the keys (another interpolation, keys
+    closer than its spacing) or no longer trusts its arithmetic this session."""
+    constant, linear, bezier = keyframes.interpolation_ids()
+    co = np.asarray(keys["co"], dtype=np.float32).reshape(-1, 2)
+    ipo = np.asarray(keys["interpolation"], dtype=np.int64).reshape(-1)
+    x = co[:, 0]
+    if (not keyframes.trusted() or not np.isin(ipo[:-1], (constant, linear, bezier)).all()
+            or not np.isfinite(x).all() or not (np.diff(x.astype(np.float64)) >= keyframes.MIN_SPACING).all()):
+        return None
+    left = np.asarray(keys["handle_left"], dtype=np.float32).reshape(-1, 2)
+    right = np.asarray(keys["handle_right"], dtype=np.float32).reshape(-1, 2)
+    curve = keyframes.Keys(start=np.zeros(1, dtype=np.int64), count=np.array([len(co)], dtype=np.int64),
+                           x=x, y=co[:, 1], left_x=left[:, 0], left_y=left[:, 1], right_x=right[:, 0],
+                           right_y=right[:, 1], interpolation=ipo,
+                           linear=np.array([like.extrapolation == "LINEAR"], dtype=bool))
+    # Blender evaluates at float32 times (FCurve.evaluate's frame is a float).
+    frames = np.asarray(times, dtype=np.float64).reshape(-1).astype(np.float32)
+    return keyframes.evaluate(curve, frames)[0].astype(np.float64)
 
 
 def _sample(scratch: tuple[bpy.types.Action, Any], index: int, keys: Keys, like: bpy.types.FCurve,

@@ -281,10 +281,11 @@ def test_a_chain_that_lost_its_hidden_properties_still_puts_back_the_user_keys(e
     assert_same(before, all_actions())
 
 
-def test_solve_after_a_half_influence_bake_blends_with_the_user_fk(empty_file: bpy.types.Scene) -> None:
-    """After a bake at influence 0.5, Solve at a baked frame shows the blend of IK with the user's FK (what the
-    bake keyed there), not with the bake's own keys. (The Live Preview, inside a depsgraph handler, may make no
-    scratch action and reads the curves as they are.)"""
+@pytest.mark.parametrize("how", ["solve", "live_preview"])
+def test_solve_and_live_preview_after_a_half_influence_bake_blend_with_the_user_fk(empty_file: bpy.types.Scene,
+                                                                                  how: str) -> None:
+    """After a bake at influence 0.5, Solve and the Live Preview at a baked frame show the blend of IK with the
+    user's FK (what the bake keyed there), not with the bake's own keys."""
     rig, twin, target = arm_pair(("QUATERNION", "XYZ"))
     key_fk(rig, [1, 12, 30], [0.2, -1.4, 0.6], [0.1, 1.2, 0.4])
     frame = 10
@@ -296,7 +297,7 @@ def test_solve_after_a_half_influence_bake_blends_with_the_user_fk(empty_file: b
     ik, _ = played(twin, [frame])
     assert rigs.bake(rig, 1, 30) == {"FINISHED"}
     want = fk[0] + 0.5 * wrap(ik[0] - fk[0])
-    assert np.abs(wrap(posed_angles(rig, frame, "solve") - want)).max() < 2e-4
+    assert np.abs(wrap(posed_angles(rig, frame, how) - want)).max() < 2e-4
 
 
 def test_saved_keys_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_path: object) -> None:
