@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,16 +213,7 @@ class _Chain:
 
     def armature_space(self, channels: list[tuple[str, dict[str, np.ndarray]]]) -> tuple[np.ndarray, np.ndarray]:
         """The tail and y axis ((3, N or 1)) in armature space from each chain bone's ``(mode, channels)``."""
-        point = axis = np.empty(0)
-        for j in range(len(channels) - 1, -1, -1):
-            mode, ch = channels[j]
-            if j == len(channels) - 1:
-                point, axis = lower_basis(mode, ch, self.connected[j], self.length)
-            else:
-                point, axis = pose_basis(mode, ch, self.connected[j], point, axis)
-            if j > 0:
-                point, axis = affine(self.offsets[j - 1][None], point, axis)
-        return point, axis
+        return _armature_space(channels, self.connected, self.length, self.offsets, affine)
 
 
 class _Reading:
@@ -280,16 +271,8 @@ def _compose_group(group: list[tuple[_Chain, slice, Any]], read: bool) -> None:
         merged.append((mode, {prop: a if a.shape[0] == 1 or len(group) == 1
                               else np.concatenate([channels[j][1][prop] for _c, _b, channels in group])
                               for prop, a in ch.items()}))
-    point = axis = np.empty(0)
-    for j in range(len(merged) - 1, -1, -1):
-        mode, ch = merged[j]
-        if j == len(merged) - 1:
-            point, axis = lower_basis(mode, ch, first.connected[j], first.length)
-        else:
-            point, axis = pose_basis(mode, ch, first.connected[j], point, axis)
-        if j > 0:
-            offset = first.offsets[j - 1][None]
-            point, axis = _affine_each([offset] * len(group), point, axis, segments)
+    point, axis = _armature_space(merged, first.connected, first.length, first.offsets,
+                                  lambda offset, p, a: _affine_each([offset] * len(group), p, a, segments))
     for s, m in enumerate(first.stages):
         if len(m) == 1:
             point, axis = _affine_each([chain.stages[s] for chain in chains], point, axis, segments)
@@ -309,6 +292,31 @@ def _gather(arrays: list[np.ndarray], rows: list[slice | np.ndarray]) -> np.ndar
     if len(arrays) == 1:
         return arrays[0][rows[0]]
     return np.concatenate([a[r] for a, r in zip(arrays, rows, strict=True)])
+
+
+def _armature_space(channels: Sequence[tuple[str, dict[str, np.ndarray]]], connected: Sequence[bool], length: float,
+                    offsets: Sequence[np.ndarray],
+                    move: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The lower bone's tail and y axis ((3, N or 1)) carried up the chain's bones into armature space.
+
+    Args:
+        channels: per chain bone ``(rotation mode, channels)``, upper bone first.
+        connected, length: the bones' connected flags and the lower bone's rest length.
+        offsets: the rest offsets (4x4) of the bones below the upper one.
+        move: applies a (1, 4, 4) rest offset to ``(point, axis)``: one chain's product, or a group's per
+            segment (:func:`_affine_each`), whichever gives the bits the chain gets alone.
+    """
+    point = axis = np.empty(0)
+    for j in range(len(channels) - 1, -1, -1):
+        mode, ch = channels[j]
+        if j == len(channels) - 1:
+            point, axis = lower_basis(mode, ch, connected[j], length)
+        else:
+            point, axis = pose_basis(mode, ch, connected[j], point, axis)
+        if j > 0:
+            point, axis = move(offsets[j - 1][None], point, axis)
+    return point, axis
 
 
 def _affine_each(ms: list[np.ndarray], point: np.ndarray, axis: np.ndarray, segments: list[slice]

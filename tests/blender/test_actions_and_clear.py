@@ -71,8 +71,21 @@ def setup(name: str = "Rig") -> tuple[rigs.ArmRig, bpy.types.Object, bpy.types.P
     return rig, target, chain
 
 
-def clear() -> set[str]:
-    return bpy.ops.pose.soft_ik_clear_bake()
+def clear(**props: object) -> set[str]:
+    return bpy.ops.pose.soft_ik_clear_bake(**props)
+
+
+def save_and_reopen(path: str, armature: str = "Rig") -> bpy.types.Object:
+    """Save the file to ``path``, open it again (the add-on still enabled) and make ``armature`` active and
+    selected; returns it."""
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.wm.open_mainfile(filepath=path) == {"FINISHED"}
+    assert harness.is_enabled()
+    arm = bpy.data.objects[armature]
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    return arm
 
 
 def assert_refused(words: list[str], start: int, end: int, rig: rigs.ArmRig) -> None:
@@ -455,14 +468,7 @@ def test_records_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_path: 
     before = all_actions()
     assert rigs.bake(rig, 1, 20) == {"FINISHED"}
     assert rigs.bake(rig, 10, 30) == {"FINISHED"}
-    path = str(tmp_path / "records.blend")  # type: ignore[operator]
-    bpy.ops.wm.save_as_mainfile(filepath=path)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    assert bpy.ops.wm.open_mainfile(filepath=path) == {"FINISHED"}
-    assert harness.is_enabled()
-    arm = bpy.data.objects["Rig"]
-    bpy.context.view_layer.objects.active = arm
-    arm.select_set(True)
+    arm = save_and_reopen(str(tmp_path / "records.blend"))  # type: ignore[operator]
     arm.data.bones["Upper"].name = "Arm.Up"  # and a rename after reopening
     assert clear() == {"FINISHED"}
     arm.data.bones["Arm.Up"].name = "Upper"

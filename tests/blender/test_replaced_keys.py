@@ -15,35 +15,12 @@ import harness
 import numpy as np
 import pytest
 import rigs
+from test_actions_and_clear import Curves, all_actions, assert_same, clear, save_and_reopen
 from test_ikfk import arm_pair, key_fk, played, posed_angles, wrap
 
 FRAMES = list(range(1, 41))
-LAYERED = "layers" in bpy.types.Action.bl_rna.properties
 # The user's FK keys: subframe keys, keys before and after the baked ranges.
 USER_FRAMES = [1.0, 6.5, 12.0, 17.25, 24.0, 38.0]
-
-
-def action_curves(action: bpy.types.Action) -> list[tuple[str, bpy.types.FCurve]]:
-    if not LAYERED:
-        return [("", fc) for fc in action.fcurves]
-    return [(bag.slot.identifier, fc) for layer in action.layers for strip in layer.strips
-            for bag in strip.channelbags for fc in bag.fcurves]
-
-
-Curves = dict[tuple[str, str, str, int], dict[str, list[object]]]
-
-
-def all_actions() -> Curves:
-    """Every key of every curve of every action, every attribute, by (action, slot, path, index)."""
-    anim_keys = harness.package("rigging.anim_keys")
-    return {(action.name, slot, fc.data_path, fc.array_index):
-            {k: v.tolist() for k, v in anim_keys.read_keys(fc).items()}
-            for action in bpy.data.actions for slot, fc in action_curves(action)}
-
-
-def assert_same(before: Curves, after: Curves) -> None:
-    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    assert not changed, f"{len(changed)} curve(s) differ, e.g. {changed[:4]}"
 
 
 def playback(rig: rigs.ArmRig, frames: list[float]) -> np.ndarray:
@@ -91,10 +68,6 @@ def user_rig(name: str = "Rig") -> tuple[rigs.ArmRig, bpy.types.PropertyGroup]:
     target = rigs.circle_target(rig, FRAMES, lambda f: 0.6 + 1.4 * (0.5 + 0.5 * math.sin(f / 4.0)),
                                 lambda f: 0.2 * f, name=f"{name}Target")
     return rig, rigs.add_chain(rig, target)
-
-
-def clear(**props: object) -> set[str]:
-    return bpy.ops.pose.soft_ik_clear_bake(**props)
 
 
 @pytest.mark.parametrize("ranges", [[(5, 30)], [(5, 20), (15, 30)], [(5, 30), (10, 14)], [(5, 30), (5, 30)],
@@ -305,14 +278,7 @@ def test_saved_keys_survive_save_and_reopen(empty_file: bpy.types.Scene, tmp_pat
     before = all_actions()
     assert rigs.bake(rig, 5, 20) == {"FINISHED"}
     assert rigs.bake(rig, 15, 30) == {"FINISHED"}
-    path = str(tmp_path / "saved_keys.blend")  # type: ignore[operator]
-    bpy.ops.wm.save_as_mainfile(filepath=path)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    assert bpy.ops.wm.open_mainfile(filepath=path) == {"FINISHED"}
-    assert harness.is_enabled()
-    arm = bpy.data.objects["Rig"]
-    bpy.context.view_layer.objects.active = arm
-    arm.select_set(True)
+    save_and_reopen(str(tmp_path / "saved_keys.blend"))  # type: ignore[operator]
     assert clear() == {"FINISHED"}
     assert_same(before, all_actions())
 
