@@ -5,6 +5,7 @@ why not), :mod:`.fcurves` (composing them), :mod:`.channels` (one channel at the
 :mod:`.keyframes` (many curves' keys evaluated at once) and :mod:`.roots` (their Bezier parameters),
 :mod:`.drivers` (object transform drivers of the frame and of F-curve channels, evaluated like Blender's
 simple-expression evaluator), :mod:`.stepping` (a temporary or the user's scene stepped frame by frame),
+:mod:`.races` (frames read again where Blender's threads race on a property a driver and animation share),
 :mod:`.dispatch` (requests and the strategy chosen for each, and which objects of a stepped request really need
 stepping). Every public name is re-exported here.
 

@@ -12,6 +12,8 @@ from typing import Any
 import bpy
 import numpy as np
 
+from . import races
+
 # Handlers (list name, function) that must not run for the frames sampling steps: the live preview's, which
 # live_preview.register() lists here. They are taken out of bpy.app.handlers while stepping, since calling them
 # on every stepped frame costs about as much as Blender's own evaluation of a small scene.
@@ -25,12 +27,17 @@ def _step_and_read(
     frames: np.ndarray,
     out: np.ndarray,
     idx: list[int],
+    *,
+    backward: bool,
 ) -> None:
     """Step with ``frame_set`` (a scene's bound ``frame_set``) to each frame and read the requests from
-    ``depsgraph`` into ``out[idx]``, the quiet handlers taken out meanwhile."""
+    ``depsgraph`` into ``out[idx]``, the quiet handlers taken out meanwhile. Where a driver and animation set
+    one property, the frames are read again (:mod:`.races`; ``backward``: the second pass may run backward)."""
     objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
+    racing = bool(races.racing_channels(depsgraph))
     with _quiet():
-        _step_frames(frame_set, depsgraph, requests, frames, out, idx, objects)
+        _step_frames(frame_set, depsgraph, requests, frames, out, idx, objects,
+                     settle_backward=backward if racing else None)
 
 
 @contextlib.contextmanager
@@ -94,6 +101,7 @@ def _step_frames(
     out: np.ndarray,
     idx: list[int],
     objects: list[Any],
+    settle_backward: bool | None,
 ) -> None:
     # Evaluated copies are updated in place by each frame change: look them up once, and keep their matrices as
     # RNA float arrays. foreach_get copies the stored float32 values (column-major, as Blender keeps them) in one
@@ -122,6 +130,9 @@ def _step_frames(
                 buffers.append(np.empty((len(frames), 16), dtype=np.float32))
                 where[(obj, bone)] = (len(buffers) - 1, 0)
     _read_frames(frame_set, getters, frames, buffers)
+    if settle_backward is not None:
+        races.settle(frame_set, functools.partial(_read_frames, frame_set, getters), getters, frames, buffers,
+                     backward=settle_backward)
     finite = np.isfinite(frames)
     # Column-major float32 as stored, to row-major float64 (exact).
     matrices = {key: buffers[k][:, at:at + 16].reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
@@ -173,7 +184,7 @@ def sample_temp_scene(
         if _python_drivers(depsgraph):
             with context.temp_override(scene=tmp, view_layer=tmp.view_layers[0]):
                 depsgraph = context.evaluated_depsgraph_get()
-        _step_and_read(tmp.frame_set, depsgraph, requests, frames, out, idx)
+        _step_and_read(tmp.frame_set, depsgraph, requests, frames, out, idx, backward=True)
     finally:
         bpy.data.scenes.remove(tmp)
         # The temporary depsgraph flushed its last frame into the original objects: re-evaluate the user's.
@@ -188,6 +199,7 @@ def sample_user_scene(
     user_frame, user_subframe = scene.frame_current, scene.frame_subframe
     try:
         depsgraph = context.evaluated_depsgraph_get()
-        _step_and_read(scene.frame_set, depsgraph, requests, frames, out, idx)
+        # Simulations need their frames in order: no backward pass here.
+        _step_and_read(scene.frame_set, depsgraph, requests, frames, out, idx, backward=False)
     finally:
         scene.frame_set(user_frame, subframe=user_subframe)
