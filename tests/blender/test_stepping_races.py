@@ -18,7 +18,7 @@ sampling = harness.package("rigging.sampling")
 races = harness.package("rigging.sampling.races")
 
 FRAMES = np.arange(1.0, 61.0)
-COUNT = 40
+COUNT = 64
 
 
 def _racing_empties(scene: bpy.types.Scene) -> list[bpy.types.Object]:
@@ -70,7 +70,7 @@ def test_stepped_reads_are_the_frames_own_values(empty_file: bpy.types.Scene, me
     objects = _racing_empties(empty_file)
     truth = _robust_playback(empty_file, objects)
     empty_file.frame_set(7)
-    for _attempt in range(12):
+    for _attempt in range(16):
         got = sampling.sample_world_matrices(bpy.context, [(obj, None) for obj in objects], FRAMES, method=method)
         bad = np.argwhere(~np.all(got == truth, axis=(2, 3)))
         assert bad.size == 0, [(objects[o].name, FRAMES[f]) for o, f in bad[:10]]
