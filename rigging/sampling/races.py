@@ -60,6 +60,11 @@ def _bits_differ(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return np.any(first.view(np.uint32) != second.view(np.uint32), axis=1)
 
 
+def _same(first: list[np.ndarray], second: list[np.ndarray]) -> bool:
+    """Whether two reads of one frame (a row per buffer) are the same bits."""
+    return all(np.array_equal(a.view(np.uint32), b.view(np.uint32)) for a, b in zip(first, second, strict=True))
+
+
 def settle(
     frame_set: Callable[..., Any],
     read_pass: Callable[[np.ndarray, list[np.ndarray]], None],
@@ -110,8 +115,7 @@ def settle(
             row = [np.empty_like(b[f_i]) for b in buffers]
             for get, into in zip(getters, row, strict=True):
                 get(into)
-            agreed = next((r for r in reads if not any(_bits_differ(a[None], b[None])[0]
-                                                       for a, b in zip(r, row, strict=True))), None)
+            agreed = next((r for r in reads if _same(r, row)), None)
             if agreed is not None:
                 break
             reads.append(row)
