@@ -99,12 +99,12 @@ def settle(
     values = frames.tolist()
     sources = [k for k in range(frames.size) if finite[k]]
     position = {k: at for at, k in enumerate(sources)}
+    n = len(sources)
+    far = (sources[0], sources[-1], sources[n // 2], sources[n // 4], sources[3 * n // 4], sources[n // 8]) if n else ()
     for f_i in todo:
         reads = [[b[f_i].copy() for b in buffers], [b[f_i].copy() for b in again]]
         # Jumps from frames other than the neighbours the two passes came from, each once: two reads agreeing
         # after different frames cannot both be stale copies of one of them.
-        n = len(sources)
-        far = (sources[0], sources[-1], sources[n // 2], sources[n // 4], sources[3 * n // 4], sources[n // 8])
         at = position[f_i]
         neighbours = sources[max(at - 1, 0):at + 2]
         jumps = [k for k in dict.fromkeys(far) if k not in neighbours]

@@ -174,17 +174,22 @@ def test_keys_rewritten_after_the_bake_are_cleared_too(empty_file: bpy.types.Sce
     assert_same(before, all_actions())
 
 
+def forget_hidden_properties(rig: rigs.ArmRig, chain: bpy.types.PropertyGroup) -> None:
+    """What reopening a library override does: the chain's uid and the bones' tags are gone."""
+    for key in [k for k in chain.keys() if k.startswith("_soft_ik_2d")]:
+        del chain[key]
+    for pb in rig.armature.pose.bones:
+        if "_soft_ik_2d_bone" in pb:
+            del pb["_soft_ik_2d_bone"]
+
+
 def test_a_chain_that_lost_its_hidden_properties_still_clears(empty_file: bpy.types.Scene) -> None:
     """Blender drops add-on ID properties of a library override on reopening (the chain's uid, the bone tags);
     the records on the action are found by chain and armature name, and a re-bake adds to them."""
     rig, _target, chain = setup()
     before = all_actions()
     assert rigs.bake(rig, 1, 30) == {"FINISHED"}
-    for key in [k for k in chain.keys() if k.startswith("_soft_ik_2d")]:
-        del chain[key]
-    for pb in rig.armature.pose.bones:
-        if "_soft_ik_2d_bone" in pb:
-            del pb["_soft_ik_2d_bone"]
+    forget_hidden_properties(rig, chain)
     assert rigs.bake(rig, 20, 40) == {"FINISHED"}
     assert clear() == {"FINISHED"}
     assert_same(before, all_actions())

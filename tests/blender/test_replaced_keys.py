@@ -15,7 +15,7 @@ import harness
 import numpy as np
 import pytest
 import rigs
-from test_actions_and_clear import Curves, all_actions, assert_same, clear, save_and_reopen
+from test_actions_and_clear import Curves, all_actions, assert_same, clear, forget_hidden_properties, save_and_reopen
 from test_ikfk import arm_pair, key_fk, played, posed_angles, wrap
 
 FRAMES = list(range(1, 41))
@@ -244,11 +244,7 @@ def test_a_chain_that_lost_its_hidden_properties_still_puts_back_the_user_keys(e
     rig, chain = user_rig()
     before = all_actions()
     assert rigs.bake(rig, 5, 20) == {"FINISHED"}
-    for key in [k for k in chain.keys() if k.startswith("_soft_ik_2d")]:
-        del chain[key]
-    for pb in rig.armature.pose.bones:
-        if "_soft_ik_2d_bone" in pb:
-            del pb["_soft_ik_2d_bone"]
+    forget_hidden_properties(rig, chain)
     assert rigs.bake(rig, 15, 30) == {"FINISHED"}
     assert clear() == {"FINISHED"}
     assert_same(before, all_actions())

@@ -17,7 +17,7 @@ import pytest
 from solver.chain_channels import channel_values, with_quaternions
 from solver.chain_step import ChainSolution, solve_chains
 from solver.rotations import quaternions_about_axes, quaternions_about_axis
-from tests.solver.test_chain_step_speedup import FRAMES, random_description, random_samples
+from tests.solver.test_chain_step_speedup import FRAMES, random_batch, random_description, random_samples
 
 MODES = ("QUATERNION", "QUATERNION", "XYZ", "ZXY", "AXIS_ANGLE")
 
@@ -41,10 +41,7 @@ def without(sol: ChainSolution) -> ChainSolution:
 @pytest.mark.parametrize("seed", range(4))
 def test_batched_quaternions_equal_each_chains_own(seed: int) -> None:
     rng = np.random.default_rng(1800 + seed)
-    cases = [seed * 10 + c for c in range(10)]
-    rigs = [random_description(rng, c) for c in cases]
-    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
-    frames = np.arange(1.0, FRAMES + 1.0)
+    rigs, samples, frames = random_batch(rng, seed * 10, 10)
     solutions = solve_chains(rigs, frames, samples, sensitivity=False, solved_targets=False)
     # Some chains' angles jump past pi or hold a NaN: the per-column unwrapping path, and the sign from the
     # first finite frame.
@@ -115,11 +112,7 @@ def test_batched_solutions_equal_the_frozen_step_bit_for_bit(seed: int) -> None:
     with non-finite inputs, one frame."""
     from tests.solver import frozen_chain_step as before
 
-    rng = np.random.default_rng(1810 + seed)
-    cases = [seed * 15 + c for c in range(15)]
-    rigs = [random_description(rng, c) for c in cases]
-    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
-    frames = np.arange(1.0, FRAMES + 1.0)
+    rigs, samples, frames = random_batch(np.random.default_rng(1810 + seed), seed * 15, 15)
     for sl, lean in ((slice(None), False), (slice(None), True), (slice(9, 10), False)):
         part = [dataclasses.replace(s, **{f: None if getattr(s, f) is None else getattr(s, f)[sl]
                                           for f in ("armature", "target", "parent", "pole", "upper_location")})

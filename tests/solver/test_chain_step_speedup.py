@@ -106,6 +106,15 @@ def random_samples(rng: np.random.Generator, rig: ChainDescription, case: int) -
                         upper_location=location)
 
 
+def random_batch(rng: np.random.Generator, first: int,
+                 count: int) -> tuple[list[ChainDescription], list[ChainSamples], np.ndarray]:
+    """``count`` random chains (cases ``first`` on), their samples, and the frames."""
+    cases = [first + c for c in range(count)]
+    rigs = [random_description(rng, c) for c in cases]
+    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
+    return rigs, samples, np.arange(1.0, FRAMES + 1.0)
+
+
 def assert_same(new: Any, old: Any, label: str) -> None:
     """Every field of two solutions equal (arrays exactly, the solver state's floats exactly)."""
     for name in ("frames", "valid", "flags", "deltas", "root_offset", "stretch", "error", "sensitivity",
@@ -120,11 +129,7 @@ def assert_same(new: Any, old: Any, label: str) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_faster_step_equals_the_frozen_step_on_random_rigs(seed: int) -> None:
-    rng = np.random.default_rng(1700 + seed)
-    cases = [seed * 12 + c for c in range(12)]
-    rigs = [random_description(rng, c) for c in cases]
-    samples = [random_samples(rng, rig, c) for rig, c in zip(rigs, cases, strict=True)]
-    frames = np.arange(1.0, FRAMES + 1.0)
+    rigs, samples, frames = random_batch(np.random.default_rng(1700 + seed), seed * 12, 12)
     new = solve_chains(rigs, frames, samples, fps=24.0)
     old = before.solve_chains(rigs, frames, samples, fps=24.0)  # type: ignore[arg-type]
     for k, (a, b) in enumerate(zip(new, old, strict=True)):
