@@ -9,7 +9,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, bake_records, linked_data, posing, reduced_bake, takes
+from ..rigging import bake, bake_records, linked_data, posing, reduced_bake, sampling, takes
 from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
 from ..rigging.messages import say
@@ -105,6 +105,17 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _report_races(op: bpy.types.Operator, heard: sampling.Heard) -> None:
+    """What the stepped reads met (:func:`sampling.listen`): the racing properties, and frames never read alike."""
+    if not heard.channels:
+        return
+    channels = ", ".join(f"'{name}'" for name in heard.channels)
+    op.report({"INFO"}, say(msg.RACING_CHANNELS, channels=channels))
+    if heard.unsettled:
+        frames = bake.frame_list(sorted(heard.unsettled))
+        op.report({"WARNING"}, say(msg.UNSETTLED_FRAMES, channels=channels, frames=frames))
+
+
 class POSE_OT_soft_ik_bake(bpy.types.Operator):
     """Bake the Soft IK chains of the selected armatures to keys over a frame range"""
 
@@ -180,7 +191,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
         stepped = bake.stepped_inputs(context, batch.rigs)
-        with ProgressReport(context.window_manager) as progress:
+        with ProgressReport(context.window_manager) as progress, sampling.listen() as heard:
             progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
             solutions = solve_batch(context, batch, frames)
             if not batch.rigs:
@@ -227,6 +238,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if stepped:
             # Why a bake is slower than usual, so a TD can see what to simplify.
             self.report({"INFO"}, say(msg.STEPPED_INPUTS, objects=", ".join(f"'{name}'" for name in stepped)))
+        _report_races(self, heard)
         if batch.refused:
             self.report({"WARNING"}, batch.report(msg.BATCH_NOT_BAKED))
         return {"FINISHED"}

@@ -68,12 +68,13 @@ class ChainReport:
         text = say(msg.BAKE_SUMMARY, armature=self.armature_name, chain=self.chain_name, frames=self.frames,
                    max=self.error_max, mean=self.error_mean, limited=self.limited_frames)
         if self.invalid_frames:
-            text += say(msg.SKIPPED_FRAMES, frames=_frame_list(self.invalid_frames))
+            text += say(msg.SKIPPED_FRAMES, frames=frame_list(self.invalid_frames))
         return text
 
 
-def _frame_list(frames: Sequence[int], most: int = 8) -> str:
-    shown = ", ".join(str(f) for f in frames[:most])
+def frame_list(frames: Sequence[float], most: int = 8) -> str:
+    """Up to ``most`` frames for a message, then how many more."""
+    shown = ", ".join(str(int(f)) if float(f).is_integer() else str(f) for f in frames[:most])
     return shown + (say(msg.MORE_FRAMES, count=len(frames) - most) if len(frames) > most else "")
 
 
@@ -389,7 +390,7 @@ def verify_written(context: bpy.types.Context, rigs: Sequence[ChainRig], solutio
         length = float(np.nanmedian(ver.tolerance[ver.mismatch])) / verification.TOLERANCE
         out.append((sol, say(msg.PLAYBACK_MISMATCH, label=rig.label, size=ver.worst,
                              fraction=ver.worst / max(length, 1e-300), count=len(frames),
-                             frames=_frame_list(frames))))
+                             frames=frame_list(frames))))
     return out
 
 

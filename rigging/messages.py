@@ -75,6 +75,14 @@ MORE_FRAMES = " and {count} more"
 STEPPED_INPUTS = ("{objects}: sampled frame by frame through Blender's own evaluation (constraints, drivers, NLA or "
                   "physics need it); inputs animated by keys and parenting alone are read from their F-curves, "
                   "much faster")
+# sampling/races.py: a driver and keys on one array property, which Blender 4.5-5.2 evaluate on racing threads
+RACING_CHANNELS = ("{channels}: a driver and keys set elements of one property, which Blender 4.5 to 5.2 now and "
+                   "then evaluate with an element from the frame before (playback shows the object jump for a "
+                   "frame); the bake read each frame until two evaluations agreed. To avoid it, drive another "
+                   "property (e.g. the delta transform) instead")
+UNSETTLED_FRAMES = ("{channels}: frames {frames} gave a different value every time Blender evaluated them (a "
+                    "driver such as random()?); the keys there follow one evaluation, which playback will not "
+                    "repeat")
 
 # chain_checks.py / verification.py: what acts on the chain's bones besides the solve
 CHAIN_CONSTRAINT = ("{label}: bone '{bone}' has the {type} constraint '{constraint}' acting on it (influence "

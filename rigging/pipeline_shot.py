@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import autorun, bake, linked_data
+from . import autorun, bake, linked_data, sampling
 from . import messages as msg
 from .batch import Batch, prepare_batch, solve_batch
 from .messages import say
@@ -42,7 +42,7 @@ def new_entry(path: str) -> dict[str, Any]:
     """A file's report entry before anything is known (the fields README "Pipelines" lists)."""
     return {"file": path, "status": "failed", "error": None, "saved": None, "frame_start": None,
             "frame_end": None, "scene": None, "autoexec": False, "autoexec_blocked": None, "stepped_inputs": {},
-            "chains": [], "seconds": 0.0}
+            "racing_properties": [], "unsettled_frames": [], "chains": [], "seconds": 0.0}
 
 
 def _open(path: str, options: Options) -> str | None:
@@ -210,9 +210,12 @@ def _bake_open_file(path: str, options: Options, entry: dict[str, Any]) -> None:
     frames = np.arange(start, end + 1, dtype=np.float64)
     if batch.rigs:
         entry["stepped_inputs"] = bake.stepped_inputs(context, batch.rigs)
-        solutions = _solve(context, batch, frames, chains)
-        if batch.rigs:
-            _write(context, batch.rigs, solutions, start, end, chains)
+        with sampling.listen() as heard:
+            solutions = _solve(context, batch, frames, chains)
+            if batch.rigs:
+                _write(context, batch.rigs, solutions, start, end, chains)
+        entry["racing_properties"] = list(heard.channels)
+        entry["unsettled_frames"] = sorted(heard.unsettled)
     # Report the chains in the file's order, whatever order they were refused or baked in.
     order = {(arm.name, chain.name): i for i, (arm, chain) in enumerate(pairs)}
     entry["chains"] = sorted(chains, key=lambda c: order[(c["armature"], c["chain"])])

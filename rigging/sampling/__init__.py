@@ -25,6 +25,8 @@ Public API:
 - :func:`iter_world_matrices` ``(context, requests, frames, *, block)``: the same in blocks of frames, F-curves
   sampled once (a long range without holding all its matrices); :func:`iter_pose_bases` gives pose bones'
   ``matrix_basis`` from F-curves the same way.
+- :func:`listen` ``() -> Heard`` (a context manager): what stepped reads inside it met (:mod:`.races`): the
+  properties Blender races on and the frames never read the same twice, for the caller's report.
 
 Three strategies, chosen per request (``method="AUTO"``):
 
@@ -65,7 +67,9 @@ from __future__ import annotations
 from .dispatch import KINDS, METHODS, iter_world_matrices, sample_world_matrices, stepped_objects
 from .eligibility import action_fcurves, fcurve_only_reason
 from .fcurves import iter_pose_bases, iter_pose_channels, sample_channels
+from .races import Heard, listen
 from .stepping import quiet_handlers
 
-__all__ = ["KINDS", "METHODS", "action_fcurves", "fcurve_only_reason", "iter_pose_bases", "iter_pose_channels",
-           "iter_world_matrices", "quiet_handlers", "sample_channels", "sample_world_matrices", "stepped_objects"]
+__all__ = ["KINDS", "METHODS", "Heard", "action_fcurves", "fcurve_only_reason", "iter_pose_bases",
+           "iter_pose_channels", "iter_world_matrices", "listen", "quiet_handlers", "sample_channels",
+           "sample_world_matrices", "stepped_objects"]

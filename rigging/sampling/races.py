@@ -16,8 +16,11 @@ from, so two agreeing reads reached from different frames are the frame's own va
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,37 @@ import numpy as np
 # Jumps tried for a frame whose reads disagree before the first read is kept (a driver that never gives the
 # same value twice, e.g. one calling random(), has no value of its own).
 ATTEMPTS = 6
+
+
+@dataclass
+class Heard:
+    """What the stepped reads met while :func:`listen` was open (in the order met, each once)."""
+
+    channels: dict[str, None] = field(default_factory=dict)  # 'name: data_path' of each racing property
+    unsettled: dict[float, None] = field(default_factory=dict)  # frames whose reads never agreed
+
+
+_listener: contextvars.ContextVar[Heard | None] = contextvars.ContextVar("soft_ik_2d_races", default=None)
+
+
+@contextlib.contextmanager
+def listen() -> Iterator[Heard]:
+    """Collect what stepped reads inside the ``with`` block meet (nested blocks each hear their own)."""
+    heard = Heard()
+    token = _listener.set(heard)
+    try:
+        yield heard
+    finally:
+        _listener.reset(token)
+
+
+def tell(channels: list[str], unsettled: list[float]) -> None:
+    """Add racing properties and unsettled frames to what the current :func:`listen` block heard (none open:
+    nobody asked)."""
+    heard = _listener.get()
+    if heard is not None:
+        heard.channels.update(dict.fromkeys(channels))
+        heard.unsettled.update(dict.fromkeys(unsettled))
 
 
 def _action_paths(action: Any) -> set[str]:
@@ -73,9 +107,9 @@ def settle(
     buffers: list[np.ndarray],
     *,
     backward: bool,
-) -> int:
+) -> list[float]:
     """Read the frames again and correct the rows of ``buffers`` (the first pass, one row per frame) that a
-    race made stale; returns how many frames kept their first read for want of two agreeing reads.
+    race made stale; returns the frames that kept their first read for want of two agreeing reads.
 
     Args:
         frame_set: the stepped scene's bound ``frame_set``.
@@ -95,7 +129,7 @@ def settle(
         differ |= _bits_differ(first, second)
     differ &= finite
     todo = np.flatnonzero(differ).tolist()
-    kept = 0
+    kept: list[float] = []
     values = frames.tolist()
     sources = [k for k in range(frames.size) if finite[k]]
     position = {k: at for at, k in enumerate(sources)}
@@ -120,7 +154,7 @@ def settle(
                 break
             reads.append(row)
         if agreed is None:
-            kept += 1
+            kept.append(values[f_i])
             continue
         for b, value in zip(buffers, agreed, strict=True):
             b[f_i] = value

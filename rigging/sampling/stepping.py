@@ -34,10 +34,12 @@ def _step_and_read(
     ``depsgraph`` into ``out[idx]``, the quiet handlers taken out meanwhile. Where a driver and animation set
     one property, the frames are read again (:mod:`.races`; ``backward``: the second pass may run backward)."""
     objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
-    racing = bool(races.racing_channels(depsgraph))
+    racing = races.racing_channels(depsgraph)
     with _quiet():
-        _step_frames(frame_set, depsgraph, requests, frames, out, idx, objects,
-                     settle_backward=backward if racing else None)
+        unsettled = _step_frames(frame_set, depsgraph, requests, frames, out, idx, objects,
+                                 settle_backward=backward if racing else None)
+    if racing:
+        races.tell(racing, unsettled)
 
 
 @contextlib.contextmanager
@@ -102,7 +104,8 @@ def _step_frames(
     idx: list[int],
     objects: list[Any],
     settle_backward: bool | None,
-) -> None:
+) -> list[float]:
+    """Step and read (see :func:`_step_and_read`); returns the frames :func:`races.settle` could not settle."""
     # Evaluated copies are updated in place by each frame change: look them up once, and keep their matrices as
     # RNA float arrays. foreach_get copies the stored float32 values (column-major, as Blender keeps them) in one
     # call: ~0.5 µs per matrix where converting a mathutils Matrix costs ~25 µs on Blender 4.2 (no buffer
@@ -130,9 +133,9 @@ def _step_frames(
                 buffers.append(np.empty((len(frames), 16), dtype=np.float32))
                 where[(obj, bone)] = (len(buffers) - 1, 0)
     _read_frames(frame_set, getters, frames, buffers)
-    if settle_backward is not None:
-        races.settle(frame_set, functools.partial(_read_frames, frame_set, getters), getters, frames, buffers,
-                     backward=settle_backward)
+    unsettled = [] if settle_backward is None else races.settle(
+        frame_set, functools.partial(_read_frames, frame_set, getters), getters, frames, buffers,
+        backward=settle_backward)
     finite = np.isfinite(frames)
     # Column-major float32 as stored, to row-major float64 (exact).
     matrices = {key: buffers[k][:, at:at + 16].reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
@@ -146,6 +149,7 @@ def _step_frames(
             # Python call per frame.
             np.matmul(matrices[(obj, None)], matrices[(obj, bone)], out=out[i])
         out[i, ~finite] = np.nan
+    return unsettled
 
 
 def _python_drivers(depsgraph: Any) -> bool:

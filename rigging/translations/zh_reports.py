@@ -153,6 +153,16 @@ ZH: dict[str, str] = {
     "need it); inputs animated by keys and parenting alone are read from their F-curves, much faster":
         "{objects}：通过 Blender 自身的求值逐帧采样（约束、驱动器、NLA 或物理模拟需要）；"
         "仅由关键帧和父级关系驱动的输入直接从 F 曲线读取，快得多",
+    "{channels}: a driver and keys set elements of one property, which Blender 4.5 to 5.2 now and then evaluate "
+    "with an element from the frame before (playback shows the object jump for a frame); the bake read each "
+    "frame until two evaluations agreed. To avoid it, drive another property (e.g. the delta transform) instead":
+        "{channels}：驱动器和关键帧分别设置同一属性的不同分量，Blender 4.5 至 5.2 偶尔会用上一帧的分量求值"
+        "（回放时物体会跳动一帧）；烘焙对每一帧反复读取，直到两次求值一致。要避免此问题，请改为驱动另一个属性"
+        "（例如增量变换）",
+    "{channels}: frames {frames} gave a different value every time Blender evaluated them (a driver such as "
+    "random()?); the keys there follow one evaluation, which playback will not repeat":
+        "{channels}：第 {frames} 帧每次求值的结果都不同（是否有 random() 之类的驱动器？）；这些帧的关键帧沿用了"
+        "其中一次求值，回放不会重现它",
     ' and {count} more':
         ' 等另外 {count} 帧',
     'The active object must be an armature':

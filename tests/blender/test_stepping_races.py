@@ -9,10 +9,13 @@ every frame, in the temporary scene and in the user's; a one-pass sampler fails 
 
 from __future__ import annotations
 
+import re
+
 import bpy
 import harness
 import numpy as np
 import pytest
+import rigs
 
 sampling = harness.package("rigging.sampling")
 races = harness.package("rigging.sampling.races")
@@ -111,4 +114,62 @@ def test_settle_corrects_stale_frames_and_keeps_what_never_agrees() -> None:
     # 4 and 7 are their own; 9 never reads as itself: its first read (the frame before it) is kept, and said.
     expected = np.where(frames == 9.0, 8.0, frames)[finite]
     assert np.array_equal(buffers[0][finite, 0], expected.astype(np.float32))
-    assert kept == 1
+    assert kept == [9.0]
+
+
+def _raced_target(rig: rigs.ArmRig, expression: str) -> bpy.types.Object:
+    """A keyed target whose ``location[1]`` a driver also sets: stepped (a transform variable only Blender
+    evaluates) and racing."""
+    target = rigs.circle_target(rig, list(range(1, 21)), lambda f: 1.3, lambda f: 0.1 * f)
+    driver = target.driver_add("location", 1).driver
+    driver.type = "SCRIPTED"
+    var = driver.variables.new()
+    var.type = "TRANSFORMS"
+    var.targets[0].id = rig.armature
+    var.targets[0].transform_type = "LOC_X"
+    driver.expression = expression.format(var=var.name)
+    return target
+
+
+def _race_lines(out: str) -> tuple[list[str], list[str]]:
+    lines = out.splitlines()
+    return ([ln for ln in lines if "until two evaluations agreed" in ln],
+            [ln for ln in lines if "different value every time" in ln])
+
+
+def test_the_bake_names_the_racing_property(empty_file: bpy.types.Scene, capfd: pytest.CaptureFixture[str]) -> None:
+    rig = rigs.build_arm()
+    target = _raced_target(rig, "{var} * 0.0")
+    rigs.add_chain(rig, target)
+    capfd.readouterr()
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
+    raced, unsettled = _race_lines(capfd.readouterr().out)
+    assert len(raced) == 1 and raced[0].startswith("Info:") and f"'{target.name}: location'" in raced[0], raced
+    assert unsettled == []
+    target.animation_data.drivers.remove(target.animation_data.drivers[0])  # no driver: no race, nothing said
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
+    assert _race_lines(capfd.readouterr().out) == ([], [])
+
+
+def test_the_bake_warns_of_frames_that_never_read_the_same(empty_file: bpy.types.Scene,
+                                                          capfd: pytest.CaptureFixture[str]) -> None:
+    paths = bpy.context.preferences.filepaths
+    before = paths.use_scripts_auto_execute
+    paths.use_scripts_auto_execute = True
+    try:
+        bpy.ops.wm.read_homefile(use_empty=True)  # trusted: the Python driver runs
+        bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+        rig = rigs.build_arm()
+        target = _raced_target(rig, "noise.random() * 0.001 + {var} * 0.0")  # a new value every evaluation
+        rigs.add_chain(rig, target)
+        capfd.readouterr()
+        assert rigs.bake(rig, 1, 20) == {"FINISHED"}
+        assert not bpy.app.autoexec_fail
+        raced, unsettled = _race_lines(capfd.readouterr().out)
+        assert len(raced) == 1 and len(unsettled) == 1, (raced, unsettled)
+        assert unsettled[0].startswith("Warning:") and f"'{target.name}: location'" in unsettled[0]
+        # Which frames: those whose reads never agreed (Blender now and then reuses a driver's last value).
+        assert re.search(r"frames (\d+, ){0,7}\d+( and \d+ more)? gave a different value", unsettled[0]), unsettled
+    finally:
+        paths.use_scripts_auto_execute = before
+        bpy.ops.wm.read_homefile(use_empty=True)

@@ -224,6 +224,8 @@ def test_autoexec_preference_ignored_flag_honoured() -> None:
     assert entry["status"] == "baked" and entry["autoexec"], entry
     assert (WORK / "AUTORUN_RAN").exists(), "--enable-autoexec did not run the file's script"
     assert_baked_true(folder / "driver.blend", entry, autoexec=True)
+    # Its target's location[0] is driven and [1..2] keyed: the property Blender 4.5-5.2 race on, named.
+    assert entry["racing_properties"] == ["RigTarget: location"] and entry["unsettled_frames"] == [], entry
     # The driver really moved the target (so the check above is not a still target).
     xs = [r["target"][0] for r in playback(folder / "driver.blend", autoexec=True)["RigArm"]["rows"]]
     assert max(xs) - min(xs) > 0.3, xs
