@@ -141,10 +141,13 @@ def settle(
         # after different frames cannot both be stale copies of one of them.
         at = position[f_i]
         neighbours = sources[max(at - 1, 0):at + 2]
-        jumps = [k for k in dict.fromkeys(far) if k not in neighbours]
+        jumps = [values[k] for k in dict.fromkeys(far) if k not in neighbours]
+        if not jumps:
+            # Too few frames read to jump from (a Solve's one frame): the frames around it will do.
+            jumps = [values[f_i] + step for step in (-1.0, 1.0, -2.0, 2.0, -3.0, 3.0)]
         agreed = None
         for jump in jumps[:ATTEMPTS]:
-            _step(frame_set, values[jump])
+            _step(frame_set, jump)
             _step(frame_set, values[f_i])
             row = [np.empty_like(b[f_i]) for b in buffers]
             for get, into in zip(getters, row, strict=True):

@@ -116,6 +116,16 @@ def test_settle_corrects_stale_frames_and_keeps_what_never_agrees() -> None:
     assert np.array_equal(buffers[0][finite, 0], expected.astype(np.float32))
     assert kept == [9.0]
 
+    # One frame read alone (a Solve's): a stale first read is corrected from the frames around it.
+    stale_once.update({5.0: 1})
+    one = np.array([5.0])
+    buffers = [np.zeros((1, 2), dtype=np.float32)]
+    state["now"] = 0.0
+    read_pass(one, buffers)
+    assert buffers[0][0, 0] == 0.0  # the stand-in's stale read: the frame stepped before
+    assert races.settle(frame_set, read_pass, [get], one, buffers, backward=True) == []
+    assert buffers[0][0, 0] == 5.0
+
 
 def _raced_target(rig: rigs.ArmRig, expression: str) -> bpy.types.Object:
     """A keyed target whose ``location[1]`` a driver also sets: stepped (a transform variable only Blender
