@@ -1,4 +1,5 @@
-"""CCD-specific behaviour: one sweep checked against hand geometry, damping, limits inside a sweep."""
+"""CCD-specific behaviour: one sweep checked against hand geometry, damping, limits inside a sweep, and when the
+sweeps of a frame stop."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.ccd import ccd_frame, solve_ccd
+from solver.ccd import DAMPING_REACH, ccd_frame, make_ccd_kernel, solve_ccd
+from solver.chain_common import SLOW_RATIO, SLOW_SWEEPS, parse_options
 
 INF = math.inf
 
@@ -70,7 +72,7 @@ def test_smaller_damping_still_converges_with_more_sweeps() -> None:
 
 
 def test_invalid_max_step_raises() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^max_step must be positive$"):
         solve_ccd([[1.0, 0.0]], [1.0, 1.0], max_step=0.0)
 
 
@@ -96,3 +98,83 @@ def test_a_coiled_chain_does_not_whip_round_when_the_tip_passes_a_joint() -> Non
     assert res.converged.all()
     step = np.hypot(*np.diff(targets, axis=0).T)
     assert np.abs(np.diff(res.angles, axis=0)).max() < 10.0 * step.max() / lengths.min()
+
+
+# --- when the sweeps stop, and how far each turn may go (pinned after mutation testing of ccd.py) ------------
+
+
+def _tip(angles: list[float], lengths: list[float]) -> tuple[float, float]:
+    x = y = a = 0.0
+    for angle, length in zip(angles, lengths, strict=True):
+        a += angle
+        x, y = x + length * math.cos(a), y + length * math.sin(a)
+    return x, y
+
+
+def _frame(angles: list[float], target: tuple[float, float], lengths: list[float], *, sweeps: int = 10_000,
+           lower: float = -INF, upper: float = INF, max_step: float = 0.5) -> tuple[list[float], int]:
+    n = len(lengths)
+    return ccd_frame(list(angles), target[0], target[1], lengths, [lower] * n, [upper] * n, tolerance=1e-12,
+                     sweep_tolerance=1e-12, max_iterations=sweeps, max_step=max_step)
+
+
+def test_the_sweeps_measure_the_distance_to_the_target_not_one_coordinate() -> None:
+    lengths = [1.0, 1.0]
+    start = [0.5, -1.0]
+    tip = _tip(start, lengths)
+    target = (tip[0], 0.6)  # straight above the tip: no error in x at all
+    out, used = _frame(start, target, lengths, sweeps=200)
+    assert used >= 1
+    assert math.dist(_tip(out, lengths), target) < 1e-6
+
+
+def test_a_sweep_that_gains_nothing_stops_the_frame() -> None:
+    # Every joint held by its limits: the first sweep cannot move the tip, so there is no second.
+    _out, used = _frame([0.3, 0.2], (0.0, 1.5), [1.0, 1.0], lower=0.25, upper=0.35)
+    _out, used_locked = ccd_frame([0.3, 0.2], 0.0, 1.5, [1.0, 1.0], [0.3, 0.2], [0.3, 0.2], tolerance=1e-9,
+                                  sweep_tolerance=1e-9, max_iterations=500, max_step=0.5)
+    assert used_locked == 1
+    assert used <= 3  # one sweep to reach the limits, one that gains nothing
+
+
+def test_the_crawl_near_full_extension_stops_after_slow_sweeps_in_a_row() -> None:
+    """Near full reach each sweep removes a little of the error; after SLOW_SWEEPS sweeps in a row that each
+    left more than SLOW_RATIO of the error before them, the frame is left to the polish."""
+    lengths = [1.0, 1.0, 1.0]
+    start = [0.05, -0.1, 0.05]
+    target = (2.999, 0.0)
+    _out, used = _frame(start, target, lengths)
+    errors = [math.dist(_tip(_frame(start, target, lengths, sweeps=k)[0], lengths), target) for k in range(used + 1)]
+    assert errors[-1] > 1e-6  # stopped by the rule, not converged
+    slow = [errors[j] > SLOW_RATIO * errors[j - 1] for j in range(1, len(errors))]
+    # It stops at the first sweep count whose last SLOW_SWEEPS sweeps were all slow.
+    first = next(k for k in range(SLOW_SWEEPS, len(slow) + 1) if all(slow[k - SLOW_SWEEPS:k]))
+    assert used == first + 1
+
+
+@given(st.lists(st.floats(-2.5, 2.5), min_size=2, max_size=8), st.floats(-3.0, 3.0), st.floats(-3.0, 3.0))
+@settings(max_examples=60, deadline=None)
+def test_each_turn_is_capped_by_the_reach_beyond_its_joint(start: list[float], tx: float, ty: float) -> None:
+    lengths = [0.5 + 0.1 * i for i in range(len(start))]
+    error = math.dist(_tip(start, lengths), (tx, ty))
+    out = sweep_once(list(start), (tx, ty), lengths)  # max_step pi: only the reach cap binds
+    for i, (before, after) in enumerate(zip(start, out, strict=True)):
+        cap = DAMPING_REACH * error / math.fsum(lengths[i:])
+        assert abs(after - before) <= min(cap, math.pi) + 1e-12, (i, after - before, cap)
+    # The frame loop's kernel precomputes 1 / reach: the same sweeps as computing it per frame.
+    setup = parse_options(np.array(lengths), None, None)
+    kernel = make_ccd_kernel(setup, 0.5)
+    n = len(lengths)
+    alone = ccd_frame(list(start), tx, ty, lengths, [-INF] * n, [INF] * n, tolerance=setup.tolerance,
+                      sweep_tolerance=setup.sweep_tolerance, max_iterations=setup.max_iterations, max_step=0.5)
+    assert kernel(list(start), tx, ty) == alone
+
+
+def test_a_smoothly_moving_target_costs_a_sweep_or_two_per_frame() -> None:
+    """The warm start is moved by one predicted step before the sweeps (solve_ccd's predict): without it the
+    same path costs ~5 sweeps a frame."""
+    t = np.linspace(0.0, 1.0, 200)
+    targets = np.stack([1.5 + 0.3 * np.cos(3.0 * t), 0.8 * np.sin(2.0 * t)], axis=1)
+    res = solve_ccd(targets, np.array([1.0, 0.8, 0.6]))
+    assert res.converged.all()
+    assert np.median(res.iterations) <= 2 and res.iterations[1:].max() <= 3
