@@ -72,7 +72,7 @@ def test_smaller_damping_still_converges_with_more_sweeps() -> None:
 
 
 def test_invalid_max_step_raises() -> None:
-    with pytest.raises(ValueError, match="^max_step must be positive$"):
+    with pytest.raises(ValueError, match=r"^max_step must be positive$"):
         solve_ccd([[1.0, 0.0]], [1.0, 1.0], max_step=0.0)
 
 
