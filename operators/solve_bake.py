@@ -112,7 +112,7 @@ def _report_races(op: bpy.types.Operator, heard: sampling.Heard) -> None:
     channels = ", ".join(f"'{name}'" for name in heard.channels)
     op.report({"INFO"}, say(msg.RACING_CHANNELS, channels=channels))
     if heard.unsettled:
-        frames = bake.frame_list(sorted(heard.unsettled))
+        frames = bake.frame_list(heard.unsettled_frames())
         op.report({"WARNING"}, say(msg.UNSETTLED_FRAMES, channels=channels, frames=frames))
 
 

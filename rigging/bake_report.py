@@ -50,7 +50,7 @@ class ChainReport:
 
 def frame_list(frames: Sequence[float], most: int = 8) -> str:
     """Up to ``most`` frames for a message, then how many more."""
-    shown = ", ".join(str(int(f)) if float(f).is_integer() else str(f) for f in frames[:most])
+    shown = ", ".join(str(f) for f in frames[:most])
     return shown + (say(msg.MORE_FRAMES, count=len(frames) - most) if len(frames) > most else "")
 
 

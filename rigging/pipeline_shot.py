@@ -215,7 +215,7 @@ def _bake_open_file(path: str, options: Options, entry: dict[str, Any]) -> None:
             if batch.rigs:
                 _write(context, batch.rigs, solutions, start, end, chains)
         entry["racing_properties"] = list(heard.channels)
-        entry["unsettled_frames"] = [int(f) if f.is_integer() else f for f in sorted(heard.unsettled)]
+        entry["unsettled_frames"] = heard.unsettled_frames()
     # Report the chains in the file's order, whatever order they were refused or baked in.
     order = {(arm.name, chain.name): i for i, (arm, chain) in enumerate(pairs)}
     entry["chains"] = sorted(chains, key=lambda c: order[(c["armature"], c["chain"])])

@@ -37,6 +37,10 @@ class Heard:
     channels: dict[str, None] = field(default_factory=dict)  # 'name: data_path' of each racing property
     unsettled: dict[float, None] = field(default_factory=dict)  # frames whose reads never agreed
 
+    def unsettled_frames(self) -> list[float | int]:
+        """The unsettled frames in order, whole ones as ints (as reports print them)."""
+        return [int(f) if f.is_integer() else f for f in sorted(self.unsettled)]
+
 
 _listener: contextvars.ContextVar[Heard | None] = contextvars.ContextVar("soft_ik_2d_races", default=None)
 

@@ -45,3 +45,18 @@ def empty_file() -> Iterator[bpy.types.Scene]:
     if not harness.is_enabled():
         raise harness.HarnessError("the add-on was disabled by loading the empty file")
     yield bpy.context.scene
+
+
+@pytest.fixture
+def trusted_file() -> Iterator[bpy.types.Scene]:
+    """An empty file read with auto-run on (its Python drivers run), the preference and an empty file restored
+    after."""
+    paths = bpy.context.preferences.filepaths
+    before = paths.use_scripts_auto_execute
+    paths.use_scripts_auto_execute = True
+    try:
+        bpy.ops.wm.read_homefile(use_empty=True)  # the file's trust follows the preference when it is read
+        yield bpy.context.scene
+    finally:
+        paths.use_scripts_auto_execute = before
+        bpy.ops.wm.read_homefile(use_empty=True)

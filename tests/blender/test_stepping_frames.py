@@ -106,33 +106,25 @@ def test_several_stepped_bones_are_what_blender_plays(empty_file: bpy.types.Scen
         assert np.array_equal(got[-1, f_i], np.array(carrier.matrix_world, dtype=np.float64)), frame
 
 
-def test_a_python_driver_reading_original_data_sees_the_stepped_frame(empty_file: bpy.types.Scene) -> None:
+def test_a_python_driver_reading_original_data_sees_the_stepped_frame(trusted_file: bpy.types.Scene) -> None:
     """A Python driver reading the original datablock (``bpy.data``) sees each frame's values only when the
     stepping depsgraph writes them back, as playback's active one does: such scenes keep the active depsgraph."""
-    paths = bpy.context.preferences.filepaths
-    before = paths.use_scripts_auto_execute
-    paths.use_scripts_auto_execute = True
-    try:
-        bpy.ops.wm.read_homefile(use_empty=True)  # the file's trust follows the preference when it is read
-        scene = bpy.context.scene
-        assert not bpy.app.autoexec_fail
-        scene.frame_start, scene.frame_end = 1, 40
-        carrier = bpy.data.objects.new("carrier", None)
-        scene.collection.objects.link(carrier)
-        carrier.keyframe_insert("location", index=0, frame=1)
-        carrier.location.x = 4.0
-        carrier.keyframe_insert("location", index=0, frame=40)
-        driver = carrier.driver_add("rotation_euler", 1).driver
-        driver.expression = 'bpy.data.objects["carrier"].location.x * 0.3'
-        assert not driver.is_simple_expression
-        truth = np.empty((WHOLE.size, 4, 4))
-        for f_i, frame in enumerate(WHOLE.tolist()):
-            scene.frame_set(int(frame))
-            truth[f_i] = np.array(carrier.matrix_world, dtype=np.float64)
-        assert driver.is_valid and np.ptp(np.arctan2(truth[:, 0, 2], truth[:, 0, 0])) > 0.5
-        scene.frame_set(9)
-        got = sampling.sample_world_matrices(bpy.context, [(carrier, None)], WHOLE, method="SCENE")[0]
-        assert np.array_equal(got, truth)
-    finally:
-        paths.use_scripts_auto_execute = before
-        bpy.ops.wm.read_homefile(use_empty=True)
+    scene = trusted_file
+    assert not bpy.app.autoexec_fail
+    scene.frame_start, scene.frame_end = 1, 40
+    carrier = bpy.data.objects.new("carrier", None)
+    scene.collection.objects.link(carrier)
+    carrier.keyframe_insert("location", index=0, frame=1)
+    carrier.location.x = 4.0
+    carrier.keyframe_insert("location", index=0, frame=40)
+    driver = carrier.driver_add("rotation_euler", 1).driver
+    driver.expression = 'bpy.data.objects["carrier"].location.x * 0.3'
+    assert not driver.is_simple_expression
+    truth = np.empty((WHOLE.size, 4, 4))
+    for f_i, frame in enumerate(WHOLE.tolist()):
+        scene.frame_set(int(frame))
+        truth[f_i] = np.array(carrier.matrix_world, dtype=np.float64)
+    assert driver.is_valid and np.ptp(np.arctan2(truth[:, 0, 2], truth[:, 0, 0])) > 0.5
+    scene.frame_set(9)
+    got = sampling.sample_world_matrices(bpy.context, [(carrier, None)], WHOLE, method="SCENE")[0]
+    assert np.array_equal(got, truth)

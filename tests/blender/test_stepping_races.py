@@ -161,25 +161,17 @@ def test_the_bake_names_the_racing_property(empty_file: bpy.types.Scene, capfd: 
     assert _race_lines(capfd.readouterr().out) == ([], [])
 
 
-def test_the_bake_warns_of_frames_that_never_read_the_same(empty_file: bpy.types.Scene,
+def test_the_bake_warns_of_frames_that_never_read_the_same(trusted_file: bpy.types.Scene,
                                                           capfd: pytest.CaptureFixture[str]) -> None:
-    paths = bpy.context.preferences.filepaths
-    before = paths.use_scripts_auto_execute
-    paths.use_scripts_auto_execute = True
-    try:
-        bpy.ops.wm.read_homefile(use_empty=True)  # trusted: the Python driver runs
-        bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
-        rig = rigs.build_arm()
-        target = _raced_target(rig, "noise.random() * 0.001 + {var} * 0.0")  # a new value every evaluation
-        rigs.add_chain(rig, target)
-        capfd.readouterr()
-        assert rigs.bake(rig, 1, 20) == {"FINISHED"}
-        assert not bpy.app.autoexec_fail
-        raced, unsettled = _race_lines(capfd.readouterr().out)
-        assert len(raced) == 1 and len(unsettled) == 1, (raced, unsettled)
-        assert unsettled[0].startswith("Warning:") and f"'{target.name}: location'" in unsettled[0]
-        # Which frames: those whose reads never agreed (Blender now and then reuses a driver's last value).
-        assert re.search(r"frames (\d+, ){0,7}\d+( and \d+ more)? gave a different value", unsettled[0]), unsettled
-    finally:
-        paths.use_scripts_auto_execute = before
-        bpy.ops.wm.read_homefile(use_empty=True)
+    trusted_file.frame_start, trusted_file.frame_end = 1, 20
+    rig = rigs.build_arm()
+    target = _raced_target(rig, "noise.random() * 0.001 + {var} * 0.0")  # a new value every evaluation
+    rigs.add_chain(rig, target)
+    capfd.readouterr()
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
+    assert not bpy.app.autoexec_fail
+    raced, unsettled = _race_lines(capfd.readouterr().out)
+    assert len(raced) == 1 and len(unsettled) == 1, (raced, unsettled)
+    assert unsettled[0].startswith("Warning:") and f"'{target.name}: location'" in unsettled[0]
+    # Which frames: those whose reads never agreed (Blender now and then reuses a driver's last value).
+    assert re.search(r"frames (\d+, ){0,7}\d+( and \d+ more)? gave a different value", unsettled[0]), unsettled
