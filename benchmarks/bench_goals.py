@@ -6,7 +6,8 @@ run; its figures are not the goals'). The extension is built and installed first
 Rows (the same machine, the same run):
 - ``crowd bake``: 16 characters x 2 chains x 2,000 frames, F-curve targets. Blender's IK constraint baked by one
   ``nla.bake`` over every armature (multi-object pose mode, bones selected) against one ``pose.soft_ik_bake``
-  over every selected armature. Goal >= 40x (wall time; process CPU time printed beside it).
+  over every selected armature, the best of two runs against the best of three, each on a fresh file. Goal >= 40x
+  (wall time; process CPU time printed beside it).
 - ``crowd floor``: our bake's time per chain-frame against the bare "sample + write keys" floor: every target
   F-curve sampled the cheapest way Blender offers (a copy, ``convert_to_samples``, ``foreach_get``) plus a bulk
   write (``keyframe_points.add`` + ``foreach_set`` + ``update``) of exactly as many curves and keys as our bake
@@ -184,11 +185,14 @@ def write_floor(counts: list[int], frames: int) -> None:
 
 def crowd(args: argparse.Namespace) -> list[dict[str, Any]]:
     chars, frames = args.characters, args.crowd_frames
-    arms = build_crowd(chars, frames, ik_constraint=True)
-    armatures = list(dict.fromkeys(a for a, _l, _t in arms))
-    pose_mode_all(armatures)
-    base = timed(lambda: bpy.ops.nla.bake(frame_start=1, frame_end=frames, only_selected=True, visual_keying=True,
-                                          clear_constraints=True, bake_types={"POSE"}))
+    base = (math.inf, math.inf)
+    for _ in range(args.baseline_repeats):  # the best of each side, as for ours below
+        arms = build_crowd(chars, frames, ik_constraint=True)
+        armatures = list(dict.fromkeys(a for a, _l, _t in arms))
+        pose_mode_all(armatures)
+        t = timed(lambda: bpy.ops.nla.bake(frame_start=1, frame_end=frames, only_selected=True, visual_keying=True,
+                                           clear_constraints=True, bake_types={"POSE"}))
+        base = (min(base[0], t[0]), min(base[1], t[1]))
     base_err = tip_error(arms, [frames // 2])
 
     ours = (math.inf, math.inf)
@@ -255,7 +259,7 @@ def pole(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def driven(args: argparse.Namespace) -> list[dict[str, Any]]:
-    ns = SimpleNamespace(frames=args.frames, repeats=args.repeats, baseline_repeats=args.repeats,
+    ns = SimpleNamespace(frames=args.frames, repeats=args.repeats, baseline_repeats=args.baseline_repeats,
                          skip_mesh_baseline=True, mesh_baseline_frames=1000, no_breakdown=True, profile=False)
     rows = []
     for case, label in (("driven", "driven bake"), ("driven-var", "stepped driven bake")):
@@ -363,8 +367,10 @@ def main() -> int:
     p.add_argument("--memory-frames", type=int, default=100_000)
     args = p.parse_args()
     args.characters, args.crowd_frames, args.frames, args.repeats, args.updates = 16, 2000, 10_000, 3, 300
+    args.baseline_repeats = 2
     if args.quick:
         args.characters, args.crowd_frames, args.frames, args.repeats, args.updates = 4, 200, 1000, 1, 50
+        args.baseline_repeats = 1
         args.memory_frames = min(args.memory_frames, 5000)
     if args.memory_child:
         print("MEMORY " + json.dumps(memory_child(args.memory_child, args.memory_frames, 4)))
