@@ -3,7 +3,9 @@
 The single-frame path (:mod:`solver.two_bone.single_frame`, pure ``math`` because a numpy call costs more
 than its whole solve) and the vectorized passes used to restate these formulas by hand. Each one here takes
 its elementwise functions from an :class:`Ops` module, :data:`FLOATS` or :data:`ARRAYS`, so both paths
-run the same operations in the same order (they round alike) and a fix lands once. Only what a formula
+run the same operations in the same order and a fix lands once. They round alike where numpy's ``exp``,
+``arctan2``, ``cos`` and ``sin`` round as the C library's ``math`` does; numpy's SIMD versions (AVX-512 CPUs)
+may differ by an ULP or two, so there the paths can differ in the last bits of a double. Only what a formula
 needs beyond Python's operators is in :class:`Ops`; a "where" on floats evaluates both sides, so every
 formula guards its divisions for both.
 

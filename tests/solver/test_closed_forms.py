@@ -4,24 +4,44 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from solver import closed_forms as cf
+from solver import ops_array
 from solver.limits import wrap_pi
 from solver.soft import soft_distance, soft_inner_distance
 
 RNG = np.random.default_rng(7)
 
 
+def _each(function: Callable[..., float]) -> Callable[..., np.ndarray]:
+    """``function`` of Python floats applied element by element to float64 arrays."""
+    return lambda *xs: np.vectorize(function, otypes=[np.float64])(*xs)
+
+
+# cf.ARRAYS with the C library's transcendental functions (Python's ``math``), element by element. The forms run
+# the same operations in the same order on both paths, so with the same exp, atan2, cos and sin they give the
+# same bits. numpy's own versions are SIMD ones on some CPUs (AVX-512) and may round an ULP or two apart from the
+# C library: that is numpy's rounding, held to a few ULP separately (:func:`elementwise`).
+C_ARRAYS: cf.Ops[np.ndarray] = SimpleNamespace(  # type: ignore[assignment]
+    **{name: getattr(ops_array, name) for name in ops_array.__all__
+       if name not in ("atan2", "cos", "sin", "exp")},
+    atan2=_each(math.atan2), cos=_each(math.cos), sin=_each(math.sin), exp=_each(math.exp))
+
+
 def elementwise(form: Callable[..., object], *arrays: np.ndarray, **scalars: float) -> None:
-    """``form`` on whole arrays equals ``form`` on each element's floats, bit for bit."""
-    whole = np.broadcast_to(np.asarray(form(*arrays, **scalars, ops=cf.ARRAYS)), arrays[0].shape)
+    """``form`` on whole arrays equals ``form`` on each element's floats, bit for bit (the same C functions on
+    both), and numpy's functions give the arrays within a few ULP of that."""
+    whole = np.broadcast_to(np.asarray(form(*arrays, **scalars, ops=C_ARRAYS)), arrays[0].shape)
     for i in range(arrays[0].size):
         one = form(*(float(x[i]) for x in arrays), **scalars, ops=cf.FLOATS)
         assert isinstance(one, float), type(one)
         assert one == whole[i] or (math.isnan(one) and math.isnan(whole[i])), (i, one, whole[i])
+    numpy_whole = np.broadcast_to(np.asarray(form(*arrays, **scalars, ops=cf.ARRAYS)), arrays[0].shape)
+    np.testing.assert_allclose(numpy_whole, whole, rtol=1e-13, atol=1e-15)
 
 
 def test_wrap_pi_is_one_formula_on_both_and_in_the_limits_module() -> None:
