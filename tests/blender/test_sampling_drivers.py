@@ -133,11 +133,20 @@ def test_subframes_of_a_frame_driver(scene: bpy.types.Scene) -> None:
     carrier, child, _follower = build_driven()
     frames = np.array([1.25, 3.5, 17.75, 30.125, -2.5])
     got = sampling.sample_world_matrices(bpy.context, [(carrier, None), (child, None)], frames, method="FCURVES")
-    for f_i, frame in enumerate(frames.tolist()):
-        whole = int(np.floor(frame))
-        scene.frame_set(whole, subframe=frame - whole)
-        np.testing.assert_allclose(got[0, f_i], np.array(carrier.matrix_world), atol=1e-5, err_msg=str(frame))
-        np.testing.assert_allclose(got[1, f_i], np.array(child.matrix_world), atol=1e-5, err_msg=str(frame))
+    # The carrier's keys and drivers set elements of the same properties, which Blender 4.5-5.2 evaluate on
+    # racing threads (an element now and then keeps the frame before's value: rigging/sampling/races.py; seen
+    # here on 5.2 at -2.5 after 30.125). Each subframe is played PLAYBACKS times, reached from different frames,
+    # and the value most playbacks agree on is Blender's.
+    runs = []
+    for run in range(PLAYBACKS):
+        played = np.empty((2, frames.size, 4, 4))
+        for f_i, frame in enumerate(frames.tolist()):
+            scene.frame_set(1 + 9 * run)
+            whole = int(np.floor(frame))
+            scene.frame_set(whole, subframe=frame - whole)
+            played[:, f_i] = np.array(carrier.matrix_world), np.array(child.matrix_world)
+        runs.append(played)
+    np.testing.assert_allclose(got, majority(runs, atol=1e-5), atol=1e-5)
 
 
 @pytest.mark.parametrize("case", ["variable", "python", "power", "tan", "divide", "self", "generator", "noise",
