@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from solver.chain_common import SLOW_RATIO, SLOW_SWEEPS, STALL_FRACTION
-from solver.fabrik import fabrik_frame, solve_fabrik
+from solver.chain_common import SLOW_RATIO, SLOW_SWEEPS, STALL_FRACTION, parse_options, tip_error, wrap
+from solver.fabrik import fabrik_frame, make_fabrik_kernel, solve_fabrik
 
 INF = math.inf
 
@@ -77,11 +77,20 @@ def test_fabrik_spreads_a_bend_over_the_chain() -> None:
 
 
 def _tip(angles: list[float], lengths: list[float]) -> tuple[float, float]:
+    px, py = _joints(angles, lengths)
+    return px[-1], py[-1]
+
+
+def _joints(angles: list[float], lengths: list[float]) -> tuple[list[float], list[float]]:
+    """Joint positions as the solvers' own loops compute them (the same sums in the same order)."""
+    px, py = [0.0], [0.0]
     x = y = a = 0.0
     for angle, length in zip(angles, lengths, strict=True):
         a += angle
         x, y = x + length * math.cos(a), y + length * math.sin(a)
-    return x, y
+        px.append(x)
+        py.append(y)
+    return px, py
 
 
 def _frame(angles: list[float], target: tuple[float, float], lengths: list[float], *, passes: int = 10_000,
@@ -91,10 +100,6 @@ def _frame(angles: list[float], target: tuple[float, float], lengths: list[float
                         sweep_tolerance=sweep_tolerance, max_iterations=passes, limited=False)
 
 
-def _wrapped(a: float) -> float:
-    return a - 2 * math.pi * math.floor(a / (2 * math.pi) + 0.5)
-
-
 def test_the_passes_measure_the_distance_to_the_target_not_one_coordinate() -> None:
     lengths = [1.0, 1.0]
     start = [0.5, -1.0]
@@ -102,7 +107,7 @@ def test_the_passes_measure_the_distance_to_the_target_not_one_coordinate() -> N
     target = (tip[0], 0.6)  # straight above the tip: no error in x at all
     out, used = _frame(start, target, lengths, passes=200)
     assert used >= 1
-    assert math.dist(_tip(out, lengths), target) < 1e-6
+    assert tip_error(out, *target, lengths) < 1e-6
 
 
 def test_a_target_on_the_tip_takes_no_pass() -> None:
@@ -130,7 +135,7 @@ def test_the_passes_stop_by_the_rules_pass_by_pass(start: list[float], target: t
     """The stopping rules replayed on the error after each pass (a frame cut to k passes is the frame after k
     passes): the tolerances, the cap, a pass gaining less than the stall, SLOW_SWEEPS slow passes in a row."""
     _out, used = _frame(start, target, lengths, passes=passes)
-    errors = [math.dist(_tip(_frame(start, target, lengths, passes=k)[0], lengths), target) for k in range(used + 1)]
+    errors = [tip_error(_frame(start, target, lengths, passes=k)[0], *target, lengths) for k in range(used + 1)]
     previous, slow, stop = math.inf, 0, None
     for k, error in enumerate(errors):
         if (error <= 1e-12 or k >= passes or previous - error < STALL_FRACTION * 1e-12
@@ -144,7 +149,7 @@ def test_the_passes_stop_by_the_rules_pass_by_pass(start: list[float], target: t
 
 def test_the_sweep_tolerance_stops_after_the_first_pass_reaching_it() -> None:
     start, lengths, target = [0.05, -0.1, 0.05], [1.0, 1.0, 1.0], (2.999, 0.0)
-    errors = [math.dist(_tip(_frame(start, target, lengths, passes=k)[0], lengths), target) for k in range(12)]
+    errors = [tip_error(_frame(start, target, lengths, passes=k)[0], *target, lengths) for k in range(12)]
     between = 0.5 * (errors[5] + errors[6])  # reached by the sixth pass, not the fifth
     _out, used = _frame(start, target, lengths, sweep_tolerance=between)
     assert used == 6
@@ -177,7 +182,7 @@ def test_a_joint_on_the_point_just_placed_is_set_back_along_minus_x() -> None:
     a1 = math.atan2(p1[1], p1[0])
     a2 = math.atan2(p2[1] - p1[1], p2[0] - p1[0])
     out = one_iteration(start, (float(elbow[0]), float(elbow[1])), list(lengths))
-    assert [_wrapped(o - e) for o, e in zip(out, [a1, a2 - a1], strict=True)] == pytest.approx([0.0, 0.0], abs=1e-12)
+    assert [wrap(o - e) for o, e in zip(out, [a1, a2 - a1], strict=True)] == pytest.approx([0.0, 0.0], abs=1e-12)
 
 
 def test_joints_on_the_point_just_placed_go_along_plus_x_in_the_forward_pass() -> None:
@@ -192,24 +197,10 @@ def test_joints_on_the_point_just_placed_go_along_plus_x_in_the_forward_pass() -
     assert out == [0.0, 0.0]
 
 
-def _joints(angles: list[float], lengths: list[float]) -> tuple[list[float], list[float]]:
-    px, py = [0.0], [0.0]
-    x = y = a = 0.0
-    for angle, length in zip(angles, lengths, strict=True):
-        a += angle
-        x, y = x + length * math.cos(a), y + length * math.sin(a)
-        px.append(x)
-        py.append(y)
-    return px, py
-
-
 def test_the_kernel_carries_each_frame_s_joint_positions_to_the_next() -> None:
     """FABRIK works on positions: after the first frame (its positions rebuilt from its angles) the frame
     loop's kernel hands each frame the previous frame's own final positions, which round differently from
     positions rebuilt from angles: the same bits as chaining the frames so."""
-    from solver.chain_common import parse_options
-    from solver.fabrik import make_fabrik_kernel
-
     lengths = [1.0, 0.7, 0.4, 0.3]
     setup = parse_options(np.array(lengths), None, None)
     rng = np.random.default_rng(5)
