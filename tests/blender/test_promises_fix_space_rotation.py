@@ -119,3 +119,51 @@ def test_unanimated_target_keeps_its_place(empty_file: bpy.types.Scene, mode: st
     for f in FRAMES:
         bpy.context.scene.frame_set(f)
         np.testing.assert_allclose(np.array(target.matrix_world), before, atol=1e-5)
+
+
+def still_rig() -> rigs.ArmRig:
+    """The arm's armature moved and scaled (uniformly) but never rotated or animated: a target's rotation in
+    its space is its world rotation."""
+    rig = rigs.build_arm()
+    rigs.place_armature(rig, rotation=(0.0, 0.0, 0.0), scale=(1.3, 1.3, 1.3))
+    return rig
+
+
+def test_unanimated_target_under_a_still_parent_is_placed_once(empty_file: bpy.types.Scene) -> None:
+    rig = still_rig()
+    target = rigs.new_empty("Target")
+    target.location = rigs.circle_points(rig, [7], lambda f: 1.2, lambda f: 0.5)[0].tolist()
+    target.rotation_euler = (0.4, -1.1, 2.8)
+    bpy.context.scene.frame_set(7)
+    before = np.array(target.matrix_world)
+    chain = rigs.add_chain(rig, target)
+    chain.target_space = "CHARACTER"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    assert target.parent == rig.armature
+    # Nothing moves the target in its new space: it is placed there, with no key for the user to clean up.
+    assert target.animation_data is None or target.animation_data.action is None
+    for f in (1, 7, 40):
+        bpy.context.scene.frame_set(f)
+        np.testing.assert_allclose(np.array(target.matrix_world), before, atol=1e-5)
+
+
+def test_axis_angle_target_turning_past_a_full_turn_keeps_its_axis(empty_file: bpy.types.Scene) -> None:
+    """Its rotation in the new space passes through a whole turn: the axis Blender's quaternion conversion
+    gives flips there (the quaternion's vector part passes through zero). The keys keep one axis and let the
+    angle grow past 2 pi, or Blender would interpolate a flip between two keys."""
+    rig = still_rig()
+    target = turning_target(rig, "AXIS_ANGLE")
+    before = rigs.world_matrices(target, FRAMES)
+    chain = rigs.add_chain(rig, target)
+    chain.target_space = "CHARACTER"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    # The axis holds still, so its curves keep only the keys a linear curve needs: evaluated on every frame.
+    curves = [rigs.fcurve(target, "rotation_axis_angle", i) for i in range(4)]
+    values = np.array([[fc.evaluate(f) for fc in curves] for f in FRAMES])  # type: ignore[union-attr]
+    # The target turns 1.6 turns in all (turning_target), the new space not at all: the keyed angle must too.
+    assert abs(values[-1, 0]) == pytest.approx(1.6 * 2 * math.pi, abs=1e-4), "the keyed angle wraps or flips"
+    assert not discontinuities("AXIS_ANGLE", values)
+    # The first frame has no turn yet, so any axis will do there (Blender's gives +Y); after it, one axis.
+    axes = values[1:, 1:]
+    np.testing.assert_allclose(axes, np.broadcast_to(axes[:1], axes.shape), atol=1e-5)
+    np.testing.assert_allclose(rigs.world_matrices(target, FRAMES), before, atol=1e-5)

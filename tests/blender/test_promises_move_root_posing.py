@@ -1,6 +1,6 @@
 """Move Root outside the bake: Solve (one frame) and Live Preview move the upper bone by the root offset, as the
-bake does, for a target the elbow limit keeps out of reach (offset below the cap: the tip reaches; beyond it:
-the offset is the cap).
+bake does (on the one-frame two-bone path and on the general one, which Stretch to Reach takes), for a target
+the elbow limit keeps out of reach (offset below the cap: the tip reaches; beyond it: the offset is the cap).
 
 Truth is playback: the bake's pose is read with ``scene.frame_set``; the Solve / Live Preview pose from the
 evaluated pose bones after a depsgraph update.
@@ -53,9 +53,14 @@ def pose_now(rig: rigs.ArmRig, target: bpy.types.Object) -> dict[str, np.ndarray
 @pytest.mark.parametrize("how", ["solve", "live_preview"])
 @pytest.mark.parametrize("radius", [1.6, 1.75])
 @pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])  # the float path and the channel path of posing
+@pytest.mark.parametrize("general", [False, True], ids=["two_bone_path", "general_path"])
 def test_one_frame_moves_the_root_like_the_bake(empty_file: bpy.types.Scene, how: str, radius: float,
-                                                mode: str) -> None:
-    rig, target, _chain = limited_chain(radius, mode)
+                                                mode: str, general: bool) -> None:
+    rig, target, chain = limited_chain(radius, mode)
+    if general:
+        # Stretch to Reach (here with no room to stretch) is solved by the general chain step, not the
+        # one-frame two-bone path: it must move the root the same way.
+        chain.stretch_to_reach, chain.max_stretch = True, 1.0
     scene = bpy.context.scene
     rest = pose_now(rig, target)
     assert np.abs(rest["location"]).max() == 0.0

@@ -88,6 +88,32 @@ def test_out_of_reach_error_is_world_distance() -> None:
     np.testing.assert_allclose(fk_tip(rig.lengths, sol.deltas[0], arm[0]), [0.0, 3.0 * 3.5, 0.0], atol=1e-6)
 
 
+@pytest.mark.parametrize("scale", [1.0, 2.5])
+def test_sensitivity_is_per_world_unit(scale: float) -> None:
+    """The reported sensitivity is |d angles / d target| with the target moved in world units: on an armature
+    scaled by 2.5 a world unit is 0.4 rest units, so the same pose is 2.5 times less sensitive."""
+    rig = description((2.0, 1.5))
+    arm = arm_world(1, scale=scale, turn=0.7, shift=(1.0, -2.0, 0.5))
+
+    def deltas(world: np.ndarray) -> np.ndarray:
+        sol = solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(world[None]),
+                                                             parent=None, pole=None))
+        return sol.deltas[0]
+
+    target = arm[0, :3, :3] @ np.array([1.1, 2.2, 0.0]) + arm[0, :3, 3]
+    solved = solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(target[None]),
+                                                            parent=None, pole=None))
+    h = 1e-6 * scale
+    jac = np.empty((2, 2))
+    for k in range(2):  # the plane is the armature's XY: world x and y move the target within it
+        step = np.zeros(3)
+        step[k] = h
+        jac[:, k] = (deltas(target + step) - deltas(target - step)) / (2 * h)
+    expected = float(np.linalg.svd(jac, compute_uv=False)[0])
+    assert expected > 0.1 / scale
+    assert solved.sensitivity[0] == pytest.approx(expected, rel=1e-5)
+
+
 def test_frames_with_non_finite_inputs_are_invalid_and_all_bad_raises_named() -> None:
     rig = description()
     targets = np.array([[1.0, 2.0, 0.0], [np.nan, 0.0, 0.0], [0.5, 2.5, 0.0]])
