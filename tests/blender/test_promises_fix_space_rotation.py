@@ -99,9 +99,9 @@ def test_target_turning_past_half_a_turn_keeps_continuous_keys_and_motion(empty_
     np.testing.assert_allclose(after, before, atol=1e-5)
 
 
-@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])
-def test_unanimated_target_keeps_its_place(empty_file: bpy.types.Scene, mode: str) -> None:
-    rig = moving_rig()
+def fix_unanimated_target(rig: rigs.ArmRig, mode: str) -> tuple[bpy.types.Object, np.ndarray]:
+    """An unanimated, turned target in rotation ``mode``, put into the rig's CHARACTER space by Fix Target Space;
+    returns it and its world matrix before."""
     target = rigs.new_empty("Target")
     target.rotation_mode = mode
     target.location = rigs.circle_points(rig, [7], lambda f: 1.2, lambda f: 0.5)[0].tolist()
@@ -115,6 +115,12 @@ def test_unanimated_target_keeps_its_place(empty_file: bpy.types.Scene, mode: st
     chain.target_space = "CHARACTER"
     assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
     assert target.parent == rig.armature
+    return target, before
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])
+def test_unanimated_target_keeps_its_place(empty_file: bpy.types.Scene, mode: str) -> None:
+    target, before = fix_unanimated_target(moving_rig(), mode)
     # Under a moving parent an unanimated target needs keys to stay put: it must not move on any frame.
     for f in FRAMES:
         bpy.context.scene.frame_set(f)
@@ -130,16 +136,7 @@ def still_rig() -> rigs.ArmRig:
 
 
 def test_unanimated_target_under_a_still_parent_is_placed_once(empty_file: bpy.types.Scene) -> None:
-    rig = still_rig()
-    target = rigs.new_empty("Target")
-    target.location = rigs.circle_points(rig, [7], lambda f: 1.2, lambda f: 0.5)[0].tolist()
-    target.rotation_euler = (0.4, -1.1, 2.8)
-    bpy.context.scene.frame_set(7)
-    before = np.array(target.matrix_world)
-    chain = rigs.add_chain(rig, target)
-    chain.target_space = "CHARACTER"
-    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
-    assert target.parent == rig.armature
+    target, before = fix_unanimated_target(still_rig(), "XYZ")
     # Nothing moves the target in its new space: it is placed there, with no key for the user to clean up.
     assert target.animation_data is None or target.animation_data.action is None
     for f in (1, 7, 40):

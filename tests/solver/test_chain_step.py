@@ -15,7 +15,7 @@ import pytest
 
 from solver.chain_channels import channel_values
 from solver.chain_description import ERROR_PROP, FLAGS_PROP, ChainDescription, ChainSettings
-from solver.chain_step import ChainSamples, NoFiniteFrame, solve_chain, solve_chains
+from solver.chain_step import ChainSamples, ChainSolution, NoFiniteFrame, solve_chain, solve_chains
 
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -95,14 +95,15 @@ def test_sensitivity_is_per_world_unit(scale: float) -> None:
     rig = description((2.0, 1.5))
     arm = arm_world(1, scale=scale, turn=0.7, shift=(1.0, -2.0, 0.5))
 
+    def solve(world: np.ndarray) -> ChainSolution:
+        return solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(world[None]),
+                                                              parent=None, pole=None))
+
     def deltas(world: np.ndarray) -> np.ndarray:
-        sol = solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(world[None]),
-                                                             parent=None, pole=None))
-        return sol.deltas[0]
+        return solve(world).deltas[0]
 
     target = arm[0, :3, :3] @ np.array([1.1, 2.2, 0.0]) + arm[0, :3, 3]
-    solved = solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(target[None]),
-                                                            parent=None, pole=None))
+    solved = solve(target)
     h = 1e-6 * scale
     jac = np.empty((2, 2))
     for k in range(2):  # the plane is the armature's XY: world x and y move the target within it
