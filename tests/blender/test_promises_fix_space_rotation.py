@@ -78,6 +78,14 @@ def discontinuities(mode: str, values: np.ndarray) -> list[int]:
     return [FRAMES[i] for i in np.flatnonzero(bad)]
 
 
+def fix_space(rig: rigs.ArmRig, target: bpy.types.Object, bone: str = "") -> None:
+    """Fix Target Space on a new chain of ``target`` whose space is the rig's CHARACTER (``bone``: its space bone)."""
+    chain = rigs.add_chain(rig, target)
+    chain.target_space, chain.space_bone = "CHARACTER", bone
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    assert target.parent == rig.armature
+
+
 @pytest.mark.parametrize("bone", ["", "Root"])
 @pytest.mark.parametrize("mode", ["QUATERNION", "AXIS_ANGLE", "XYZ", "ZXY"])
 def test_target_turning_past_half_a_turn_keeps_continuous_keys_and_motion(empty_file: bpy.types.Scene, mode: str,
@@ -87,10 +95,8 @@ def test_target_turning_past_half_a_turn_keeps_continuous_keys_and_motion(empty_
     assert not discontinuities(mode, rotation_keys(target))
     before = rigs.world_matrices(target, FRAMES)
 
-    chain = rigs.add_chain(rig, target)
-    chain.target_space, chain.space_bone = "CHARACTER", bone
-    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
-    assert target.parent == rig.armature and target.rotation_mode == mode
+    fix_space(rig, target, bone)
+    assert target.rotation_mode == mode
     assert (target.parent_bone if target.parent_type == "BONE" else "") == bone
 
     jumps = discontinuities(mode, rotation_keys(target))
@@ -111,10 +117,7 @@ def fix_unanimated_target(rig: rigs.ArmRig, mode: str) -> tuple[bpy.types.Object
         target.rotation_euler = (0.4, -1.1, 2.8)
     bpy.context.scene.frame_set(7)
     before = np.array(target.matrix_world)
-    chain = rigs.add_chain(rig, target)
-    chain.target_space = "CHARACTER"
-    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
-    assert target.parent == rig.armature
+    fix_space(rig, target)
     return target, before
 
 
@@ -151,9 +154,7 @@ def test_axis_angle_target_turning_past_a_full_turn_keeps_its_axis(empty_file: b
     rig = still_rig()
     target = turning_target(rig, "AXIS_ANGLE")
     before = rigs.world_matrices(target, FRAMES)
-    chain = rigs.add_chain(rig, target)
-    chain.target_space = "CHARACTER"
-    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+    fix_space(rig, target)
     # The axis holds still, so its curves keep only the keys a linear curve needs: evaluated on every frame.
     curves = [rigs.fcurve(target, "rotation_axis_angle", i) for i in range(4)]
     values = np.array([[fc.evaluate(f) for fc in curves] for f in FRAMES])  # type: ignore[union-attr]

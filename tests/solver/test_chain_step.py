@@ -99,9 +99,6 @@ def test_sensitivity_is_per_world_unit(scale: float) -> None:
         return solve_chain(rig, np.array([1.0]), ChainSamples(armature=arm, target=translations(world[None]),
                                                               parent=None, pole=None))
 
-    def deltas(world: np.ndarray) -> np.ndarray:
-        return solve(world).deltas[0]
-
     target = arm[0, :3, :3] @ np.array([1.1, 2.2, 0.0]) + arm[0, :3, 3]
     solved = solve(target)
     h = 1e-6 * scale
@@ -109,7 +106,7 @@ def test_sensitivity_is_per_world_unit(scale: float) -> None:
     for k in range(2):  # the plane is the armature's XY: world x and y move the target within it
         step = np.zeros(3)
         step[k] = h
-        jac[:, k] = (deltas(target + step) - deltas(target - step)) / (2 * h)
+        jac[:, k] = (solve(target + step).deltas[0] - solve(target - step).deltas[0]) / (2 * h)
     expected = float(np.linalg.svd(jac, compute_uv=False)[0])
     assert expected > 0.1 / scale
     assert solved.sensitivity[0] == pytest.approx(expected, rel=1e-5)
