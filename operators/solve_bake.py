@@ -206,8 +206,9 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             progress.enter_substeps(len(baked))
             keyed = []
             lost = bake_records.LostUids()
+            final = self.reduction_shape if self.key_reduction != "NONE" else None
             for i, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
-                keyed.append(bake.write_solution(rig, sol, start, end, lost=lost))
+                keyed.append(bake.write_solution(rig, sol, start, end, lost=lost, final_interpolation=final))
                 if i + 1 == len(rigs) or rigs[i + 1].armature != rig.armature:
                     progress.step()
             progress.leave_substeps()

@@ -117,6 +117,12 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
     return [fk_blend.blend(rig, sol) for rig, sol in zip(rigs, solutions, strict=True)]
 
 
+# The Auto Handle Smoothing of a curve the bake creates, by its keys' interpolation. Linear and constant keys play
+# no handle, and smoothing them is about half the cost of Blender's update of a long curve (a crowd bake's ~8 ms
+# of ~70): their curves smooth none. A Bezier curve (a reduced bake) gets the preference for new curves.
+_NEW_CURVE_SMOOTHING = {"LINEAR": "NONE", "CONSTANT": "NONE"}
+
+
 def essential_keys(values: np.ndarray) -> np.ndarray:
     """Mask of the keys a linear or constant curve needs.
 
@@ -163,7 +169,8 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
 
 
 def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
-                   interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None) -> verification.Keyed:
+                   interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None,
+                   final_interpolation: str | None = None) -> verification.Keyed:
     """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
 
     Every curve of the chain is found or created in one pass and all of them are written in one call
@@ -176,6 +183,9 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         interpolation: the transform channels' (a reduced bake may ask for BEZIER); the error and flags curves
             keep theirs.
         lost: one per bake, shared by its chains (:class:`bake_records.LostUids`).
+        final_interpolation: the transform channels' interpolation once the bake is done (a reduced bake
+            rewrites these keys as Bezier), which decides a new curve's Auto Handle Smoothing
+            (:data:`_NEW_CURVE_SMOOTHING`); None: ``interpolation``.
 
     Returns:
         What was written, for :func:`verify_written`.
@@ -209,10 +219,13 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # Every column of the chain in one float32 array, as stored: the essential keys and the verification's known
     # values compare float32 values, and one array costs one mask, one test of the keys needed and one write.
     columns: list[tuple[ChannelValues, int, str]] = []
+    smoothing: list[str | None] = []
     for channel, rows in blocks:
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
         shape = interpolation if transform else channel.interpolation
         columns += [(channel, i, shape) for i in range(rows.shape[1])]
+        final = (final_interpolation or interpolation) if transform else channel.interpolation
+        smoothing += [_NEW_CURVE_SMOOTHING.get(final)] * rows.shape[1]
     # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
     # ``stored`` is the (frames, curves) view the writing takes.
     by_curve = np.empty((len(columns), len(sol.frames)), dtype=np.float32)
@@ -225,7 +238,8 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     stored = by_curve.T
     # Every curve of the chain found or created in one pass, then written in one call.
     fcurves = anim_keys.ensure_fcurves(obj, [(bone_path(channel.bone, channel.prop), i, channel.bone)
-                                             for channel, i, _shape in columns])
+                                             for channel, i, _shape in columns],
+                                       smoothing)
     # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
     curve_channels = [(channel.bone, channel.prop, i) for channel, i, _shape in columns]
     saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, fcurves, start_t, end_t)

@@ -148,13 +148,15 @@ def ensure_fcurve(id_block: bpy.types.ID, data_path: str, index: int = 0,
     return fcurve
 
 
-def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, str | None]]
-                   ) -> list[bpy.types.FCurve]:
+def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, str | None]],
+                   smoothing: Sequence[str | None] | None = None) -> list[bpy.types.FCurve]:
     """:func:`ensure_fcurve` for several channels, the action, slot and channelbags looked up once.
 
     Args:
         id_block: the animated ID.
         channels: (data path, array index, group name or None) per curve.
+        smoothing: per channel, the ``auto_smoothing`` of a curve created here (None: Blender's default for new
+            curves, the preference). An existing curve keeps its own.
 
     Returns:
         The F-curves, ``channels`` order; existing ones as they are, missing ones created as
@@ -166,7 +168,7 @@ def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, st
         owners = list(_channelbags(id_block)) if LAYERED_ACTIONS else [anim.action]
     created: Any = None
     out = []
-    for path, index, group_name in channels:
+    for c, (path, index, group_name) in enumerate(channels):
         fcurve = next((fc for owner in owners if (fc := owner.fcurves.find(path, index=index)) is not None), None)
         if fcurve is None:
             if created is None:
@@ -179,6 +181,8 @@ def ensure_fcurves(id_block: bpy.types.ID, channels: Sequence[tuple[str, int, st
                 fcurve = created.fcurves.new(path, index=index)
                 if group_name:
                     fcurve.group = created.groups.get(group_name) or created.groups.new(group_name)
+            if smoothing is not None and smoothing[c] is not None:
+                fcurve.auto_smoothing = smoothing[c]
         out.append(fcurve)
     return out
 

@@ -173,3 +173,15 @@ def test_ensure_fcurves_on_an_object_without_animation_gives_curves_it_plays() -
         assert obj.animation_data.action_slot is not None
     anim_keys.write_columns(curves, [1.0, 3.0], np.array([[1.0, -1.0], [3.0, -3.0]]), start=1, end=3)
     assert evaluated_location(obj, 2) == (2.0, 0.0, -2.0)
+
+
+@pytest.mark.usefixtures("empty_file")
+def test_ensure_fcurves_sets_the_smoothing_of_the_curves_it_creates_only() -> None:
+    obj = empty_object()
+    existing = anim_keys.ensure_fcurve(obj, "location", 1)
+    existing.auto_smoothing = "CONT_ACCEL"
+    preference = bpy.context.preferences.edit.fcurve_new_auto_smoothing
+    curves = anim_keys.ensure_fcurves(obj, [("location", 0, None), ("location", 1, None), ("location", 2, None)],
+                                      smoothing=["NONE", "NONE", None])
+    assert curves[1] == existing
+    assert [fc.auto_smoothing for fc in curves] == ["NONE", "CONT_ACCEL", preference]
