@@ -119,7 +119,8 @@ def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: n
 
 # The Auto Handle Smoothing of a curve the bake creates, by its keys' interpolation. Linear and constant keys play
 # no handle, and smoothing them is about half the cost of Blender's update of a long curve (a crowd bake's ~8 ms
-# of ~70): their curves smooth none. A Bezier curve (a reduced bake) gets the preference for new curves.
+# of ~70): their curves smooth none. A Bezier curve (a reduced bake) gets the preference for new curves, and so
+# does the curve of a single key (Solve's): the keys the user adds by hand come next, and it costs nothing.
 _NEW_CURVE_SMOOTHING = {"LINEAR": "NONE", "CONSTANT": "NONE"}
 
 
@@ -225,7 +226,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         shape = interpolation if transform else channel.interpolation
         columns += [(channel, i, shape) for i in range(rows.shape[1])]
         final = (final_interpolation or interpolation) if transform else channel.interpolation
-        smoothing += [_NEW_CURVE_SMOOTHING.get(final)] * rows.shape[1]
+        smoothing += [_NEW_CURVE_SMOOTHING.get(final) if end > start else None] * rows.shape[1]
     # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
     # ``stored`` is the (frames, curves) view the writing takes.
     by_curve = np.empty((len(columns), len(sol.frames)), dtype=np.float32)

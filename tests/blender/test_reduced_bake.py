@@ -131,6 +131,17 @@ def test_new_curves_of_linear_keys_smooth_no_handles_bezier_ones_keep_the_prefer
     assert smoothing(rig) == {"rotation": {preference if rotation == "PREFERENCE" else rotation}, "error": {"NONE"}}
 
 
+def test_solve_keys_new_curves_with_the_preference(empty_file: bpy.types.Scene) -> None:
+    # A single key: the user's own keys come next on its curves.
+    rig, target = walking_arm()
+    rigs.add_chain(rig, target)
+    empty_file.frame_set(30)
+    rigs.enter_pose_mode(rig)
+    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
+    preference = bpy.context.preferences.edit.fcurve_new_auto_smoothing
+    assert smoothing(rig) == {"rotation": {preference}, "error": {preference}}
+
+
 def test_a_curve_the_bake_did_not_create_keeps_its_smoothing(empty_file: bpy.types.Scene) -> None:
     rig, target = walking_arm()
     rigs.add_chain(rig, target)
