@@ -93,6 +93,11 @@ def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, 
             e = q.to_euler(mode, previous)
             previous = e
             rot.append(tuple(e[:]))
+    if mode == "AXIS_ANGLE":
+        # The frames before the first turn have no axis of their own: they take that turn's, or the keys between
+        # the last of them and the turn would swing the axis over (off the target's motion between frames).
+        turning = next((i for i, r in enumerate(rot) if abs(math.sin(r[0] / 2)) >= 1e-9), 0)
+        rot[:turning] = [(r[0], *rot[turning][1:]) for r in rot[:turning]]
     rot_path, _size = rotation_property(mode)
     return {"location": np.array(loc), rot_path: np.array(rot), "scale": np.array(scl)}
 
