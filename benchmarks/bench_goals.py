@@ -10,9 +10,10 @@ Rows (the same machine, the same run):
   (wall time; process CPU time printed beside it).
 - ``crowd floor``: our bake's time per chain-frame against the bare "sample + write keys" floor: every target
   F-curve sampled the cheapest way Blender offers (a copy, ``convert_to_samples``, ``foreach_get``) plus a bulk
-  write (``keyframe_points.add`` + ``foreach_set`` + ``update``) of exactly as many curves and keys as our bake
-  wrote, on a fresh object, the curves smoothing no handles as the bake's linear curves do (the cheapest
-  ``update``: Blender's default smoothing costs ~40 µs more per curve of 2,000 keys). Goal <= 2x.
+  write (``keyframe_points.add`` + ``foreach_set`` + ``handles_recalc``) of exactly as many curves and keys as
+  our bake wrote, on a fresh object, written as cheaply as the bake writes them: Auto Handle Smoothing None, as
+  the bake's linear curves (Blender's default smoothing costs ~40 µs more per curve of 2,000 keys), and only
+  the handles computed (``fcurve.update()`` also sorts and copies the keys to remove duplicates). Goal <= 2x.
 - ``pole bake``: one armature, a pole Empty, 10,000 frames (``_rigs.build_scene`` with the pole added): goal
   >= 40x ``nla.bake``.
 - ``driven bake``: ``bench_bake.run_case("driven")`` (the target turned by a driver of the frame, which the
@@ -166,7 +167,7 @@ def _action_fcurves(action: Any, obj: Any) -> Any:
 
 
 def write_floor(counts: list[int], frames: int) -> None:
-    """Bulk write of ``len(counts)`` fresh curves with those numbers of keys (add + foreach_set + update), Auto
+    """Bulk write of ``len(counts)`` fresh curves with those numbers of keys (add + foreach_set + handles), Auto
     Handle Smoothing None (as the bake's curves of linear keys)."""
     anim_keys = harness.package("rigging.anim_keys")
     obj = bpy.data.objects.new("floor", None)
@@ -179,7 +180,7 @@ def write_floor(counts: list[int], frames: int) -> None:
         fcurve.auto_smoothing = "NONE"
         fcurve.keyframe_points.add(n)
         fcurve.keyframe_points.foreach_set("co", co[:n].ravel())
-        fcurve.update()
+        fcurve.keyframe_points.handles_recalc()
     bpy.data.objects.remove(obj)
 
 

@@ -253,7 +253,9 @@ def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: 
         if fill is None:
             fill = np.full(len(co), interpolation, dtype=_TRANSFER_DTYPE["interpolation"])
         points.foreach_set("interpolation", fill[:len(co)])
-    fcurve.update()
+    # The keys are in order without duplicates (write_columns checks), so of fcurve.update() (sort, remove
+    # duplicates, handles) only the handles are left to do: its duplicate pass copies the whole key array.
+    points.handles_recalc()
 
 
 def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:
