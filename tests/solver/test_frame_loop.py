@@ -30,6 +30,7 @@ from solver.chain_common.warm_start import (
     folded_pose,
     predict_step,
     tip_error,
+    wrap,
 )
 
 Answer = Callable[[list[float], float, float, int], tuple[Sequence[float], int]]
@@ -257,8 +258,13 @@ def test_no_solve_again_with_a_joint_on_its_limit() -> None:
     assert len(kernel.calls) == 1 and poses[0].tolist() == bad and used.tolist() == [SLOW_SWEEPS]
 
 
-@pytest.mark.parametrize("bent", [0.0, math.pi, 0.5 * COLLINEAR_EPS])
+# Bent by exactly COLLINEAR_EPS (its sine is the bound to the last bit): still collinear.
+EDGE = math.asin(COLLINEAR_EPS)
+
+
+@pytest.mark.parametrize("bent", [0.0, math.pi, 0.5 * COLLINEAR_EPS, EDGE, -EDGE])
 def test_a_collinear_pose_off_its_target_is_solved_again_from_the_arc(bent: float) -> None:
+    assert abs(math.sin(bent)) <= COLLINEAR_EPS
     points, tx, ty = jumped()
     setup = setup_of(LENGTHS3, [0.3, 0.4, 0.2])
     lengths, lower, upper = lists(setup)
@@ -329,3 +335,137 @@ def test_less_than_half_a_turn_is_left_as_it_is(turn: float) -> None:
     kernel = Script(lambda start, x, y, call: (pose, 3))
     poses, _used = solve_frames(kernel, target(2.0, 0.9), setup_of(LENGTHS3, warm))
     assert poses[0].tolist() == pose
+
+
+# --- the bounds themselves (each comparison on its exact value) and short chains --------------------------------
+
+
+def test_the_outer_and_inner_bounds_are_inclusive() -> None:
+    outer = 3.0 * (1.0 - 1e-12)
+    poses, used = solve_frames(Script(never), np.array([[outer, 0.0]]), setup_of(LENGTHS3, [0.3, 0.2, 0.1]))
+    assert poses[0].tolist() == [0.0, 0.0, 0.0] and used.tolist() == [0]
+    inner = 1.0 * (1.0 + 1e-12)
+    _poses, used = solve_frames(Script(never), np.array([[inner, 0.0]]), setup_of([2.0, 0.5, 0.5], [0.1, 0.4, -0.3]))
+    assert used.tolist() == [0]
+
+
+def test_a_short_chain_on_its_outer_circle_is_straightened_too() -> None:
+    # Lengths below one unit: the shortcut depends on the reach, not on the units.
+    poses, used = solve_frames(Script(never), target(0.9, 0.5), setup_of([0.3, 0.3, 0.3], [0.3, 0.2, 0.1]))
+    assert poses[0, 1:].tolist() == [0.0, 0.0] and used.tolist() == [0]
+
+
+@pytest.mark.parametrize("bent", [1e-9, -1e-9])
+def test_a_warm_start_bent_by_exactly_straight_eps_counts_as_straight(bent: float) -> None:
+    kernel = Script(echo())
+    setup = setup_of(LENGTHS3, [0.2, bent, 0.0])
+    lengths, lower, upper = lists(setup)
+    solve_frames(kernel, target(2.0, 1.0), setup)
+    assert kernel.calls[0][0] == arc_start(1.0, 2.0, lengths, setup.bend, lower, upper)
+
+
+def test_a_straight_warm_start_with_the_target_at_exactly_full_reach_less_the_tolerance_is_not_bent() -> None:
+    kernel = Script(echo())
+    setup = setup_of(LENGTHS3, [0.0, 0.0, 0.0])
+    solve_frames(kernel, np.array([[3.0 - setup.tolerance, 0.0]]), setup)
+    assert kernel.calls[0][0] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("bound", [[0.0, 1.0], [-1.0, 0.0]])
+def test_the_straight_chain_is_allowed_on_a_limit(bound: list[float]) -> None:
+    limits = [[math.nan, math.nan], bound, [math.nan, math.nan]]
+    poses, used = solve_frames(Script(never), target(3.0, 0.7), setup_of(LENGTHS3, [0.3, 0.0, 0.1], limits=limits))
+    assert poses[0, 1:].tolist() == [0.0, 0.0] and used.tolist() == [0]
+
+
+def test_one_bone_and_two_bone_chains() -> None:
+    # One bone (its own inner ring: only a limit that keeps it off the target leaves the frame to the kernel):
+    # no joint to be straight or collinear, the kernel's pose is kept.
+    kernel = Script(lambda start, x, y, call: ([0.1], 3))
+    poses, used = solve_frames(kernel, target(0.5, 0.4), setup_of([1.0], [0.0], limits=[[-0.1, 0.1]]))
+    assert poses.tolist() == [[0.1]] and used.tolist() == [3] and len(kernel.calls) == 1
+    # Two bones, collinear off the target: solved again from the arc as a longer chain is.
+    kernel = Script(lambda start, x, y, call: ([0.2, 0.0], 3) if call == 1 else (start, 2))
+    setup = setup_of([1.0, 1.0], [0.3, 0.4])
+    lengths, lower, upper = lists(setup)
+    poses, used = solve_frames(kernel, target(1.2, 1.1), setup)
+    assert kernel.calls[1][0] == arc_start(1.1, 1.2, lengths, setup.bend, lower, upper)
+    assert used.tolist() == [5]
+
+
+@pytest.mark.parametrize("distance", [0.0, 0.8])
+def test_the_arc_for_a_collinear_pose_aims_at_the_target_or_keeps_the_warm_direction_on_the_root(
+        distance: float) -> None:
+    kernel = Script(lambda start, x, y, call: ([0.2, 0.0, 0.0], 3) if call == 1 else (start, 2))
+    setup = setup_of(LENGTHS3, [0.3, 0.4, 0.2])
+    lengths, lower, upper = lists(setup)
+    solve_frames(kernel, target(distance, 1.1), setup)
+    phi = 1.1 if distance > 0.0 else 0.3
+    assert kernel.calls[1][0] == arc_start(phi, distance, lengths, setup.bend, lower, upper)
+
+
+def test_a_collinear_pose_with_a_joint_on_its_upper_limit_is_not_solved_again() -> None:
+    limits = [[math.nan, math.nan], [math.nan, math.nan], [-1.0, 0.0]]
+    kernel = Script(lambda s, x, y, call: ([0.2, 0.0, 0.0], 3))
+    solve_frames(kernel, target(2.0, 1.1), setup_of(LENGTHS3, [0.3, 0.4, -0.2], limits=limits))
+    assert len(kernel.calls) == 1
+
+
+def test_a_solve_again_bent_at_its_first_joint_only_is_kept_even_when_further() -> None:
+    phi = 1.1
+    first = [phi + 0.3, 0.0, 0.0]
+    again = [phi + 1.5, 0.5, 0.0]  # bent (joint 1), further from the target than ``first``
+    points = target(2.0, phi)
+    assert tip_error(again, *points[0], LENGTHS3) > tip_error(first, *points[0], LENGTHS3)
+    kernel = Script(lambda start, x, y, call: (first, 3) if call == 1 else (again, 4))
+    poses, _used = solve_frames(kernel, points, setup_of(LENGTHS3, [0.3, 0.4, 0.2]))
+    assert poses[0].tolist() == again
+
+
+def test_a_collinear_solve_again_as_far_as_the_first_pose_is_not_taken() -> None:
+    first, again = [0.3, 0.0, 0.0], [-0.3, 0.0, 0.0]  # mirror images about the target's ray: the same miss
+    points = np.array([[2.0, 0.0]])
+    assert tip_error(again, *points[0], LENGTHS3) == tip_error(first, *points[0], LENGTHS3)
+    kernel = Script(lambda start, x, y, call: (first, 3) if call == 1 else (again, 4))
+    poses, _used = solve_frames(kernel, points, setup_of(LENGTHS3, [0.3, 0.4, 0.2]))
+    assert poses[0].tolist() == first
+
+
+@pytest.mark.parametrize("distance", [0.0, 0.8])
+def test_a_solve_again_after_slow_sweeps_needs_a_target_off_the_root(distance: float) -> None:
+    # Near the root: a far miss after slow sweeps, from a warm start far off, is solved again only off the root.
+    bad = [1.4, 2.0, 1.5]
+    kernel = Script(lambda start, x, y, call: (bad, SLOW_SWEEPS) if call == 1 else (start, 1))
+    points = target(distance, 2.0)
+    setup = setup_of(LENGTHS3, [0.0, 0.5, 0.5])
+    assert tip_error(bad, *points[0], LENGTHS3) > RESTART_ERROR * 3.0
+    solve_frames(kernel, points, setup)
+    assert len(kernel.calls) == (2 if distance > 0.0 else 1)
+
+
+def test_no_solve_again_after_slow_sweeps_with_a_joint_on_its_lower_limit() -> None:
+    points, tx, ty = jumped()
+    bad = off_by(tx, ty, 2 * RESTART_ERROR * 3.0)
+    limits = [[math.nan, math.nan], [bad[1], 3.0], [math.nan, math.nan]]
+    kernel = Script(lambda s, x, y, call: (bad, SLOW_SWEEPS))
+    solve_frames(kernel, points, setup_of(LENGTHS3, [0.0, bad[1] + 0.3, 0.5], limits=limits))
+    assert len(kernel.calls) == 1
+
+
+def test_exactly_half_a_turn_is_not_unwound() -> None:
+    kernel = Script(lambda start, x, y, call: ([math.pi, 0.4, 0.2], 3))
+    poses, _used = solve_frames(kernel, target(2.0, 0.9), setup_of(LENGTHS3, [0.0, 0.4, 0.2]))
+    assert poses[0].tolist() == [math.pi, 0.4, 0.2]
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+def test_a_turn_unwound_onto_a_limit_is_unwound(side: str) -> None:
+    warm = [0.5, 0.4, 0.2]
+    # Wound by a whole turn less (more) a tenth: unwound a tenth below (above) the warm start, on the limit.
+    wound = [warm[0] + (2 * math.pi - 0.1 if side == "lower" else -2 * math.pi + 0.1), warm[1], warm[2]]
+    unwound = warm[0] + wrap(wound[0] - warm[0])
+    bound = [unwound, 7.0] if side == "lower" else [-7.0, unwound]
+    limits = [bound, [math.nan, math.nan], [math.nan, math.nan]]
+    kernel = Script(lambda start, x, y, call: (wound, 3))
+    poses, _used = solve_frames(kernel, target(2.0, 0.9), setup_of(LENGTHS3, warm, limits=limits))
+    assert poses[0, 0] == unwound
