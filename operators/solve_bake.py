@@ -190,10 +190,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         if batch is None:
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
-        stepped = bake.stepped_inputs(context, batch.rigs)
+        stepped: dict[str, str] = {}  # the inputs the sampling steps a scene for, as it chose them
         with ProgressReport(context.window_manager) as progress, sampling.listen() as heard:
             progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
-            solutions = solve_batch(context, batch, frames)
+            solutions = solve_batch(context, batch, frames, stepped)
             if not batch.rigs:
                 self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
                 return {"CANCELLED"}

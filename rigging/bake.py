@@ -83,10 +83,12 @@ def _want_pose(requests: list[tuple[Any, ...]], index: dict[tuple[Any, ...], int
     return index[key]
 
 
-def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSamples]:
-    """World matrices of everything the chains depend on, sampled in one pass over the frames."""
+def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray,
+                  stepped: dict[str, str] | None = None) -> list[ChainSamples]:
+    """World matrices of everything the chains depend on, sampled in one pass over the frames (``stepped``
+    receives :func:`stepped_inputs`)."""
     requests, plan = _requests(rigs)
-    matrices = sampling.sample_world_matrices(context, requests, frames)
+    matrices = sampling.sample_world_matrices(context, requests, frames, stepped=stepped)
     out = []
     for rig, (a, t, p, q, h) in zip(rigs, plan, strict=True):
         parent = None if p is None else matrices[p]
@@ -103,12 +105,16 @@ def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict
     return sampling.stepped_objects(context, _requests(rigs)[0])
 
 
-def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray) -> list[ChainSolution]:
-    """Sample and solve the chains over ``frames``, all in one pass; raises :class:`ChainError`."""
+def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray,
+                 stepped: dict[str, str] | None = None) -> list[ChainSolution]:
+    """Sample and solve the chains over ``frames``, all in one pass; raises :class:`ChainError`.
+
+    ``stepped`` receives :func:`stepped_inputs` of the chains, from the sampling's own choice.
+    """
     # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
     for armature in {rig.armature for rig in rigs}:
         key_target.key_times(armature, frames)
-    samples = sample_chains(context, rigs, frames)
+    samples = sample_chains(context, rigs, frames, stepped)
     fps = context.scene.render.fps / context.scene.render.fps_base
     # Nothing a bake writes or reports reads the sensitivity or the solved target (only the overlay and panel do,
     # from the live preview's solve).

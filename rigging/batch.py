@@ -66,20 +66,22 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
     return batch
 
 
-def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray) -> list[ChainSolution]:
+def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray,
+                stepped: dict[str, str] | None = None) -> list[ChainSolution]:
     """Solve the batch's chains in one sampling pass.
 
     A chain that cannot be solved (no finite target frame) is moved to the refused ones and the others are
-    solved without it.
+    solved without it. ``stepped`` receives the inputs the sampling steps a scene for (:func:`bake.stepped_inputs`
+    of the batch's chains as given, refused ones included).
     """
     try:
-        return bake.solve_chains(context, batch.rigs, frames)
+        return bake.solve_chains(context, batch.rigs, frames, stepped)
     except ChainError:
         pass
     rigs, solutions = [], []
     for rig in batch.rigs:
         try:
-            solutions += bake.solve_chains(context, [rig], frames)
+            solutions += bake.solve_chains(context, [rig], frames, stepped)
         except ChainError as err:
             batch.refuse(str(err))
             continue

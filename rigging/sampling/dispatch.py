@@ -36,9 +36,14 @@ def parse_requests(requests: Sequence[Sequence[Any]]) -> list[tuple[Any, str | N
 
 
 def sample_world_matrices(
-    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *, method: str = "AUTO"
+    context: Any, requests: Sequence[Sequence[Any]], frames: Sequence[float] | np.ndarray, *, method: str = "AUTO",
+    stepped: dict[str, str] | None = None,
 ) -> np.ndarray:
     """Matrices ``(len(requests), N, 4, 4)`` of each request at each frame (see the module docstring).
+
+    Args:
+        stepped: (``AUTO``) receives :func:`stepped_objects` of the requests, from the choice the sampling made
+            (a caller that reports it does not choose again).
 
     Raises:
         ValueError: a bad request or method, or ``FCURVES`` for a request that is not composable.
@@ -51,7 +56,9 @@ def sample_world_matrices(
     if not parsed or frames_arr.size == 0:
         return out
 
-    fast, user, _reasons = choose(context, parsed, method)
+    fast, user, reasons = choose(context, parsed, method)
+    if stepped is not None and method == "AUTO":
+        stepped.update(_stepped_of(parsed, reasons))
     fast_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in fast]
     user_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj in user]
     slow_idx = [i for i, (obj, _b, _k) in enumerate(parsed) if obj not in fast and obj not in user]
@@ -163,6 +170,11 @@ def stepped_objects(context: Any, requests: Sequence[Sequence[Any]]) -> dict[str
     """
     parsed = parse_requests(requests)
     _fast, _user, reasons = choose(context, parsed, "AUTO")
+    return _stepped_of(parsed, reasons)
+
+
+def _stepped_of(parsed: list[tuple[Any, str | None, str]], reasons: dict[Any, str]) -> dict[str, str]:
+    """:func:`stepped_objects` from :func:`choose`'s reasons."""
     stepped, _composed = stepping_plan([req for req in parsed if req[0] in reasons])
     return {obj.name: reasons.get(obj) or str(fcurve_only_reason(obj)) for obj in stepped}
 
