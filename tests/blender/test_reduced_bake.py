@@ -101,63 +101,6 @@ def test_reduced_bake_keeps_the_bound_with_far_fewer_keys(empty_file: bpy.types.
     assert chain.error_max == pytest.approx(measured.max(), abs=1e-5)
 
 
-def smoothing(rig: rigs.ArmRig) -> dict[str, set[str]]:
-    """Auto Handle Smoothing of the chain's curves: rotation (both bones) and the error and flags curves."""
-    out: dict[str, set[str]] = {"rotation": set(), "error": set()}
-    for bone in (rig.upper, rig.lower):
-        prop, size = rigs.rotation_prop(rig.armature.pose.bones[bone].rotation_mode)
-        for i in range(size):
-            fc = rigs.fcurve(rig.armature, rigs.bone_path(bone, prop), i)
-            assert fc is not None
-            out["rotation"].add(fc.auto_smoothing)
-    for prop in ("soft_ik_error", "soft_ik_flags"):
-        fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, prop))
-        assert fc is not None
-        out["error"].add(fc.auto_smoothing)
-    return out
-
-
-@pytest.mark.parametrize(("reduction", "shape", "rotation"), [
-    ("NONE", "LINEAR", "NONE"), ("FIT", "LINEAR", "NONE"), ("FIT", "BEZIER", "PREFERENCE")])
-def test_new_curves_of_linear_keys_smooth_no_handles_bezier_ones_keep_the_preference(
-        empty_file: bpy.types.Scene, reduction: str, shape: str, rotation: str) -> None:
-    # Linear and constant keys play no handle; a reduced Bezier bake's handles shape what plays, as the
-    # preference for new curves smooths them.
-    preference = bpy.context.preferences.edit.fcurve_new_auto_smoothing
-    assert preference == "CONT_ACCEL"  # Blender's default, so the two cases differ
-    rig, target = walking_arm()
-    rigs.add_chain(rig, target)
-    assert rigs.bake(rig, 1, 120, key_reduction=reduction, reduction_shape=shape) == {"FINISHED"}
-    assert smoothing(rig) == {"rotation": {preference if rotation == "PREFERENCE" else rotation}, "error": {"NONE"}}
-
-
-def test_solve_keys_new_curves_with_the_preference(empty_file: bpy.types.Scene) -> None:
-    # A single key: the user's own keys come next on its curves.
-    rig, target = walking_arm()
-    rigs.add_chain(rig, target)
-    empty_file.frame_set(30)
-    rigs.enter_pose_mode(rig)
-    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
-    preference = bpy.context.preferences.edit.fcurve_new_auto_smoothing
-    assert smoothing(rig) == {"rotation": {preference}, "error": {preference}}
-
-
-def test_a_curve_the_bake_did_not_create_keeps_its_smoothing(empty_file: bpy.types.Scene) -> None:
-    rig, target = walking_arm()
-    rigs.add_chain(rig, target)
-    rigs.enter_pose_mode(rig, rig.upper)
-    pose = rig.armature.pose.bones[rig.upper]
-    prop, _size = rigs.rotation_prop(pose.rotation_mode)
-    pose.keyframe_insert(prop, frame=200)  # the user's key, outside the baked range
-    mine = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, prop), 0)
-    assert mine is not None
-    mine.auto_smoothing = "CONT_ACCEL"
-    assert rigs.bake(rig, 1, 120) == {"FINISHED"}
-    assert mine.auto_smoothing == "CONT_ACCEL" and len(mine.keyframe_points) == 121
-    other = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, prop), 0)
-    assert other is not None and other.auto_smoothing == "NONE"
-
-
 def test_tighter_tolerance_keeps_more_and_none_keeps_all(empty_file: bpy.types.Scene) -> None:
     rig, target = walking_arm()
     rigs.add_chain(rig, target)
