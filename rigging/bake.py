@@ -86,7 +86,7 @@ def _want_pose(requests: list[tuple[Any, ...]], index: dict[tuple[Any, ...], int
 def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray,
                   stepped: dict[str, str] | None = None) -> list[ChainSamples]:
     """World matrices of everything the chains depend on, sampled in one pass over the frames (``stepped``
-    receives :func:`stepped_inputs`)."""
+    receives the inputs sampled by stepping a scene, name -> why: :func:`sampling.stepped_objects`)."""
     requests, plan = _requests(rigs)
     matrices = sampling.sample_world_matrices(context, requests, frames, stepped=stepped)
     out = []
@@ -100,16 +100,11 @@ def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: 
     return out
 
 
-def stepped_inputs(context: bpy.types.Context, rigs: Sequence[ChainRig]) -> dict[str, str]:
-    """Inputs of the chains a bake samples by stepping a scene (name -> why), see :mod:`sampling`."""
-    return sampling.stepped_objects(context, _requests(rigs)[0])
-
-
 def solve_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: np.ndarray,
                  stepped: dict[str, str] | None = None) -> list[ChainSolution]:
     """Sample and solve the chains over ``frames``, all in one pass; raises :class:`ChainError`.
 
-    ``stepped`` receives :func:`stepped_inputs` of the chains, from the sampling's own choice.
+    ``stepped`` receives the inputs the sampling steps a scene for (name -> why), from its own choice.
     """
     # Before any sampling or writing: every frame must have an action time to key (NLA tweak mode).
     for armature in {rig.armature for rig in rigs}:

@@ -71,8 +71,8 @@ def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray,
     """Solve the batch's chains in one sampling pass.
 
     A chain that cannot be solved (no finite target frame) is moved to the refused ones and the others are
-    solved without it. ``stepped`` receives the inputs the sampling steps a scene for (:func:`bake.stepped_inputs`
-    of the batch's chains as given, refused ones included).
+    solved without it. ``stepped`` receives the inputs the sampling steps a scene for (name -> why,
+    :func:`sampling.stepped_objects`), of the batch's chains as given, refused ones included.
     """
     try:
         return bake.solve_chains(context, batch.rigs, frames, stepped)

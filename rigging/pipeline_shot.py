@@ -115,10 +115,11 @@ def _check(pairs: list[tuple[bpy.types.Object, bpy.types.PropertyGroup]], option
 
 
 def _solve(context: bpy.types.Context, batch: Batch, frames: np.ndarray,
-           entries: list[dict[str, Any]]) -> list[Any]:
-    """:func:`batch.solve_batch`, with the chains it drops named in ``entries`` with their messages."""
+           entries: list[dict[str, Any]], stepped: dict[str, str]) -> list[Any]:
+    """:func:`batch.solve_batch` (``stepped`` receives the inputs it steps a scene for), with the chains it
+    drops named in ``entries`` with their messages."""
     before, known = list(batch.rigs), len(batch.refused)
-    solutions = solve_batch(context, batch, frames)
+    solutions = solve_batch(context, batch, frames, stepped)
     dropped = [rig for rig in before if not any(rig is kept for kept in batch.rigs)]
     new = batch.refused[known:]
     for i, rig in enumerate(dropped):
@@ -209,9 +210,10 @@ def _bake_open_file(path: str, options: Options, entry: dict[str, Any]) -> None:
     batch = _check(pairs, options, chains)
     frames = np.arange(start, end + 1, dtype=np.float64)
     if batch.rigs:
-        entry["stepped_inputs"] = bake.stepped_inputs(context, batch.rigs)
+        stepped: dict[str, str] = {}
+        entry["stepped_inputs"] = stepped
         with sampling.listen() as heard:
-            solutions = _solve(context, batch, frames, chains)
+            solutions = _solve(context, batch, frames, chains, stepped)
             if batch.rigs:
                 _write(context, batch.rigs, solutions, start, end, chains)
         entry["racing_properties"] = list(heard.channels)
