@@ -142,7 +142,8 @@ def essential_keys(values: np.ndarray) -> np.ndarray:
     v = values.astype(np.float32, copy=False)
     keep = np.ones_like(v, dtype=bool)  # in ``values``' memory layout: a column stays contiguous
     if len(v) > 2:
-        keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
+        changes = v[1:] != v[:-1]  # each step compared once: a key is kept where a step on either side changes
+        np.logical_or(changes[1:], changes[:-1], out=keep[1:-1])
     return keep
 
 

@@ -17,6 +17,7 @@ armature-space target exactly. Without scale on the base, 2D units equal armatur
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 import numpy as np
@@ -190,10 +191,20 @@ def shoulder_local_basis(local_normal: ArrayLike) -> tuple[FloatArray, FloatArra
 
     ``x`` is the bone direction (+Y) projected onto the plane ``a . p = 0``, ``y = a x x``. Use it to turn a
     2D root offset into a pose location (``loc = ox * x + oy * y``, pose locations are in rest-local axes).
+    The arrays are read-only: one pair is shared by every call with the same normal.
     """
-    a = _unit(local_normal)[None, :]
-    x, y = _local_2d_basis(a)
-    return x[0], y[0]
+    return _shoulder_basis_of(np.asarray(local_normal, dtype=np.float64).reshape(3).tobytes())
+
+
+@functools.lru_cache(maxsize=1024)
+def _shoulder_basis_of(normal: bytes) -> tuple[FloatArray, FloatArray]:
+    # By the normal's bits: the copies of a character in a crowd share their chains' normals, and a dozen tiny
+    # ufunc calls per chain were ~3% of a crowd bake's solve.
+    x, y = _local_2d_basis(_unit(np.frombuffer(normal, dtype=np.float64))[None, :])
+    out = x[0].copy(), y[0].copy()
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def shoulder_frame(base_matrices: ArrayLike, n: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -215,16 +215,15 @@ def write_columns(fcurves: Sequence[bpy.types.FCurve], frames: Any, values: Any,
     # One transfer buffer per interpolation, sliced per curve: a curve then costs Blender's writes and a mask.
     fills: dict[int, np.ndarray] = {value: np.full(len(frames), value, dtype=_TRANSFER_DTYPE["interpolation"])
                                     for value in set(enums)}
+    counts = [len(frames)] * len(fcurves) if needed is None else np.count_nonzero(needed, axis=0).tolist()
+    # Every curve's (frame, value) pairs in one block, two copies for all of them instead of two per curve: a
+    # curve that needs every key (one that moves on every frame) is written from its slice as it is.
+    block = np.empty((len(fcurves), len(frames), 2), dtype=np.float32)
+    block[:, :, 0] = frames32
+    block[:, :, 1] = values32.T
     out = []
     for i, fcurve in enumerate(fcurves):
-        keep = None if needed is None else needed[:, i]
-        count = len(frames) if keep is None else int(np.count_nonzero(keep))
-        co = np.empty((count, 2), dtype=np.float32)
-        if count == len(frames):  # every key needed (a channel that moves on every frame): no mask to apply
-            co[:, 0], co[:, 1] = frames32, values32[:, i]
-        else:
-            # A column first, then the mask: indexing rows and a column at once costs half as much again.
-            co[:, 0], co[:, 1] = frames32[keep], values32[:, i][keep]
+        co = block[i] if needed is None or counts[i] == len(frames) else block[i][needed[:, i]]
         _replace_range(fcurve, co, start, end, enums[i], fills[enums[i]])
         out.append(co)
     return out
