@@ -137,6 +137,22 @@ def test_shoulder_local_basis() -> None:
     np.testing.assert_allclose(y, [-1, 0, 0])
 
 
+def test_shoulder_local_basis_is_each_normals_own_and_read_only() -> None:
+    # Bases are shared by normal (a crowd's copies of a character): normals close together, asked for in turn
+    # and again, each get the basis of their own normal, which no caller can change for the next.
+    normals = [[0.0, 0.1, 1.0], [0.0, 0.3, 1.0], [0.2, 0.1, 1.0], [0.0, 0.1, 1.0], [1e-9, 0.1, 1.0]]
+    for n in normals + normals[::-1]:
+        a = np.asarray(n) / np.linalg.norm(n)
+        x, y = shoulder_local_basis(n)
+        expected = np.array([0.0, 1.0, 0.0]) - a[1] * a
+        expected /= np.linalg.norm(expected)
+        np.testing.assert_allclose(x, expected, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(y, np.cross(a, expected), rtol=0, atol=1e-15)
+        assert abs(float(x @ a)) < 1e-15
+        with pytest.raises(ValueError):
+            x[0] = 0.0
+
+
 unit = st.floats(-1, 1)
 finite = st.floats(-5, 5)
 
