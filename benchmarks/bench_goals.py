@@ -10,14 +10,15 @@ Rows (the same machine, the same run):
   (wall time; process CPU time printed beside it).
 - ``crowd floor``: our bake's time per chain-frame against the bare "sample + write keys" floor: every target
   F-curve sampled the cheapest way Blender offers (a copy, ``convert_to_samples``, ``foreach_get``) plus a bulk
-  write (``keyframe_points.add`` + ``foreach_set`` + ``handles_recalc``) of exactly as many curves and keys as
-  our bake wrote, on a fresh object, written as cheaply as the bake writes them: Auto Handle Smoothing None, as
+  write (``keyframe_points.add`` + ``foreach_set`` + ``handles_recalc``) of the curves our bake wrote (the same
+  data paths and numbers of keys, on the same armatures, in fresh actions), written as cheaply as the bake
+  writes them: Auto Handle Smoothing None, as
   the bake's linear curves (Blender's default smoothing costs ~40 µs more per curve of 2,000 keys), and only
   the handles computed (``fcurve.update()`` also sorts and copies the keys to remove duplicates), then the
   view-layer update that makes keys current: ``bpy.ops`` runs it after every finished operator, so our bake's
-  time holds it (Blender's relations rebuild for the new curves, the evaluated copy of the actions, the pose),
-  and keys written from a script get it on the next redraw or frame change. Goal <= 2x. The ratio against the
-  floor without that update is printed beside it.
+  time holds it (Blender's relations rebuild for the new curves, the evaluated copy of the actions, the pose:
+  the same channels, so the same work), and keys written from a script get it on the next redraw or frame
+  change. Goal <= 2x. The ratio against the floor without that update is printed beside it.
 - ``pole bake``: one armature, a pole Empty, 10,000 frames (``_rigs.build_scene`` with the pole added): goal
   >= 40x ``nla.bake``.
 - ``driven bake``: ``bench_bake.run_case("driven")`` (the target turned by a driver of the frame, which the
