@@ -207,17 +207,18 @@ def fcurve_only_reason(obj: Any, bones: Sequence[str] = (), *, _seen: frozenset[
     fcurves = action_fcurves(obj)
     if fcurves is None:
         return "layered action with several layers or strips"
+    armature = obj.type == "ARMATURE"
     for fc in fcurves:
-        if not live(fc):
-            continue
         path = fc.data_path
-        if path in _TRANSFORM_PATHS or path.startswith("[") or (
-                obj.type == "ARMATURE" and anim_keys.bone_of_path(path)):
+        # The path first: a curve of a channel that is composed anyway needs no look at whether it plays (a
+        # baked crowd's hundreds of curves would cost a dozen RNA reads each).
+        if path in _TRANSFORM_PATHS or path.startswith("[") or (armature and anim_keys.bone_of_path(path)):
             # Bone channels are composed from F-curves too; other bone properties leave pose matrices as they are.
             continue
         if path.startswith("soft_ik_2d."):
             continue  # the add-on's own settings (a keyed IK influence) move nothing by themselves
-        return f"animates {path}"
+        if live(fc):
+            return f"animates {path}"
     return None
 
 

@@ -186,6 +186,25 @@ def test_parented_and_constrained_targets(scene: bpy.types.Scene) -> None:
     assert sampling.fcurve_only_reason(child) == f'its parent "{follower.name}" has constraints'
 
 
+def test_a_curve_on_another_property_steps_the_object_only_while_it_plays(scene: bpy.types.Scene) -> None:
+    # Keys on a property the composition does not read (the Empty's display size) might move it (a driver
+    # could read it): the object is stepped while that curve plays, and composed once it is muted or empty.
+    obj = empty("sized")
+    key(obj, "location", 1, (0.0, 0.0, 0.0))
+    key(obj, "location", 40, (1.0, 2.0, 3.0))
+    key(obj, "empty_display_size", 1, 1.0)
+    key(obj, "empty_display_size", 40, 2.0)
+    fcurve = next(fc for fc in harness.package("rigging.anim_keys").iter_fcurves(obj)
+                  if fc.data_path == "empty_display_size")
+    assert sampling.fcurve_only_reason(obj) == "animates empty_display_size"
+    fcurve.mute = True
+    assert sampling.fcurve_only_reason(obj) is None
+    fcurve.mute = False
+    fcurve.keyframe_points.clear()
+    assert sampling.fcurve_only_reason(obj) is None
+    check_sampling(scene, [(obj, None)], ("AUTO", "FCURVES"))
+
+
 def test_animated_pose_bones_of_a_mirrored_animated_armature(scene: bpy.types.Scene) -> None:
     # Animated root scale, quaternion and Euler bones, location keys on a connected bone (ignored by Blender).
     arm = build_armature()
