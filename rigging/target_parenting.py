@@ -52,6 +52,11 @@ def _parent_matrices(context: bpy.types.Context, parent: bpy.types.Object | None
 _NO_TURN = 1e-9
 
 
+def _turns(angle: float) -> bool:
+    """Whether an axis-angle rotation by ``angle`` turns at all (its axis means something)."""
+    return abs(math.sin(angle / 2)) >= _NO_TURN
+
+
 def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, np.ndarray]:
     """The transform channels of ``obj`` that give the local matrices ``local``.
 
@@ -86,7 +91,7 @@ def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, 
                 # Of the equivalent values (angle + 2k pi about the axis, or minus that about the opposite
                 # axis) take the nearest to the last frame's, or the keys turn the long way round in between.
                 last_angle, last_axis = last_axis_angle
-                if abs(math.sin(angle / 2)) < _NO_TURN:  # no rotation: any axis will do, keep the last one
+                if not _turns(angle):  # no rotation: any axis will do, keep the last one
                     axis = last_axis.copy()
                 elif axis.dot(last_axis) < 0:
                     axis, angle = -axis, -angle
@@ -100,7 +105,7 @@ def local_channel_values(obj: bpy.types.Object, local: np.ndarray) -> dict[str, 
     if mode == "AXIS_ANGLE":
         # The frames before the first turn have no axis of their own: they take that turn's, or the keys between
         # the last of them and the turn would swing the axis over (off the target's motion between frames).
-        turning = next((i for i, r in enumerate(rot) if abs(math.sin(r[0] / 2)) >= _NO_TURN), 0)
+        turning = next((i for i, r in enumerate(rot) if _turns(r[0])), 0)
         rot[:turning] = [(r[0], *rot[turning][1:]) for r in rot[:turning]]
     rot_path, _size = rotation_property(mode)
     return {"location": np.array(loc), rot_path: np.array(rot), "scale": np.array(scl)}
