@@ -88,7 +88,9 @@ def sample_chains(context: bpy.types.Context, rigs: Sequence[ChainRig], frames: 
     """World matrices of everything the chains depend on, sampled in one pass over the frames (``stepped``
     receives the inputs sampled by stepping a scene, name -> why: :func:`sampling.stepped_objects`)."""
     requests, plan = _requests(rigs)
-    matrices = sampling.sample_world_matrices(context, requests, frames, stepped=stepped)
+    # One view per request, shared by every chain that asked for it: the solve then reads and checks an
+    # armature's matrices once for all its chains (its memo is by array).
+    matrices = list(sampling.sample_world_matrices(context, requests, frames, stepped=stepped))
     out = []
     for rig, (a, t, p, q, h) in zip(rigs, plan, strict=True):
         parent = None if p is None else matrices[p]

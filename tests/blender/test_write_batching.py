@@ -121,3 +121,57 @@ def test_a_bake_of_both_leaves_the_refused_armature_as_it_was(empty_file: bpy.ty
     assert len(list(anim_keys.iter_fcurves(plain.armature))) > 0
     assert plain.armature.soft_ik_2d.chains[0].has_bake
     assert not any(chain.has_bake for chain in blended.armature.soft_ik_2d.chains)
+
+
+def two_armed() -> tuple[bpy.types.Object, list[bpy.types.Object]]:
+    """``rigs.build_arm``'s armature with a second arm (``Upper.R``, ``Lower.R``) on the Root, a chain and a
+    keyed target each."""
+    rig = rigs.build_arm("TwoArms")
+    arm = rig.armature
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones
+    for name in ("Upper", "Lower"):
+        twin = eb.new(f"{name}.R")
+        twin.head, twin.tail, twin.roll = eb[name].head, eb[name].tail, eb[name].roll
+        twin.parent = eb["Upper.R"] if name == "Lower" else eb["Root"]
+        twin.use_connect = name == "Lower"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    frames = list(range(1, 21))
+    targets = []
+    for side, (upper, lower) in (("L", ("Upper", "Lower")), ("R", ("Upper.R", "Lower.R"))):
+        target = rigs.circle_target(rig, frames, lambda f: 1.2 + 0.1 * np.sin(f / 3.0), lambda f, s=side: 0.1 * f
+                                    + (1.0 if s == "R" else 0.0), name=f"Target.{side}")
+        chain = arm.soft_ik_2d.chains.add()
+        chain.name, chain.upper_bone, chain.lower_bone, chain.target = f"arm.{side}", upper, lower, target
+        targets.append(target)
+    return arm, targets
+
+
+def test_the_chains_of_one_armature_share_its_samples_and_its_checks_of_them(
+        empty_file: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each input is sampled once and handed to every chain that reads it as the same array, so the solve
+    checks an armature's matrices (finite, constant) once for all its chains; and the bake is true."""
+    arm, targets = two_armed()
+    rigs_ = batch.prepare_batch([(arm, list(arm.soft_ik_2d.chains))]).rigs
+    assert len(rigs_) == 2
+    frames = np.arange(1.0, 21.0)
+    samples = bake.sample_chains(bpy.context, rigs_, frames)
+    assert samples[0].armature is samples[1].armature
+    assert samples[0].target is not samples[1].target
+    chain_step = harness.package("solver.chain_step")
+    checked: list[np.ndarray] = []
+    constant = chain_step._constant
+
+    def counting(m: np.ndarray) -> np.ndarray:
+        checked.append(m)
+        return constant(m)
+
+    monkeypatch.setattr(chain_step, "_constant", counting)
+    solutions = bake.solve_chains(bpy.context, rigs_, frames)
+    world = np.broadcast_to(np.array(arm.matrix_world), (len(frames), 4, 4))
+    assert sum(m.shape == world.shape and bool((m == world).all()) for m in checked) == 1  # not once per chain
+    for sol, target in zip(solutions, targets, strict=True):
+        assert sol.valid.all()
+        want = rigs.world_matrices(target, frames)[:, :3, 3]
+        np.testing.assert_allclose(sol.target_world, want, atol=1e-6)
