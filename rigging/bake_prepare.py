@@ -40,13 +40,18 @@ def prepare_armature(armature: bpy.types.Object) -> None:
     key_target.check_armature(armature)
 
 
-def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
+def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup],
+                   conflicts: dict[int, str] | None = None) -> list[ChainRig]:
     """The per-chain checks of :func:`prepare`, after :func:`prepare_armature` passed.
+
+    Args:
+        conflicts: :func:`rig.shared_bone_conflicts` of the armature when the caller read it for all its chains
+            (None: read here).
 
     Raises:
         ChainError: the first problem found, naming the chain and what to do.
     """
-    check_shared_bones(armature, chains)
+    check_shared_bones(armature, chains, conflicts)
     rigs = []
     for chain in chains:
         bake_records.follow_renames(armature, chain)

@@ -14,7 +14,7 @@ from . import bake
 from . import messages as msg
 from .chain_solve import ChainSolution
 from .messages import say
-from .rig import ChainError, ChainRig
+from .rig import ChainError, ChainRig, shared_bone_conflicts
 
 
 @dataclass
@@ -57,10 +57,12 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
             if chains:
                 batch.refuse(str(err))
             continue
+        # Which chains share a bone, read once for all of them (each chain's check would read every chain).
+        conflicts = shared_bone_conflicts(armature)
         for chain in chains:
             batch.total += 1
             try:
-                batch.rigs += bake.prepare_chains(armature, [chain])
+                batch.rigs += bake.prepare_chains(armature, [chain], conflicts)
             except ChainError as err:
                 batch.refuse(str(err))
     return batch

@@ -259,32 +259,49 @@ def space_mismatch(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
                space=chain.target_space, declared=describe(want_obj, want_bone))
 
 
+def shared_bone_conflicts(armature: bpy.types.Object) -> dict[int, str]:
+    """Every chain of ``armature`` that shares a bone with another, by ``as_pointer()``, with the message of
+    the first such conflict it is in (chains in order, bones root first; the chain that holds a bone first is
+    named first).
+
+    A chain whose bones cannot be read is left out (reading it reports that).
+    """
+    owner: dict[str, bpy.types.PropertyGroup] = {}
+    out: dict[int, str] = {}
+    for chain in armature.soft_ik_2d.chains:
+        try:
+            names = chain_bone_names(armature, chain)
+        except ChainError:
+            continue
+        for name in names:
+            first = owner.setdefault(name, chain)
+            # Compared as chains, not names: two chains may carry the same name.
+            if first.as_pointer() != chain.as_pointer():
+                message = say(msg.SHARED_BONE, first=first.name, second=chain.name, armature=armature.name, bone=name)
+                out.setdefault(first.as_pointer(), message)
+                out.setdefault(chain.as_pointer(), message)
+    return out
+
+
 def check_shared_bones(armature: bpy.types.Object,
-                       chains: Sequence[bpy.types.PropertyGroup] | None = None) -> None:
+                       chains: Sequence[bpy.types.PropertyGroup] | None = None,
+                       conflicts: dict[int, str] | None = None) -> None:
     """Refuse two chains of ``armature`` that share a bone: they would overwrite each other's keys.
 
     Args:
         chains: some of the armature's chains: only a conflict involving one of them raises, so the other
             chains can still be used. None checks every chain.
+        conflicts: :func:`shared_bone_conflicts` of the armature, when the caller has it (a batch reads it once
+            for all the armature's chains); None: read here.
 
     Raises:
-        ChainError: naming both chains and the bone. A chain whose bones cannot be read is skipped (reading it
-            reports that).
+        ChainError: naming both chains and the bone: the first conflict found that involves one of ``chains``.
     """
     wanted = None if chains is None else {c.as_pointer() for c in chains}
-    owner: dict[str, bpy.types.PropertyGroup] = {}
-    for chain in armature.soft_ik_2d.chains:
-        try:
-            names = chain_bone_names(armature, chain)
-        except ChainError:
-            continue  # reported on its own when that chain is read
-        for name in names:
-            first = owner.setdefault(name, chain)
-            # Compared as chains, not names: two chains may carry the same name.
-            if first.as_pointer() != chain.as_pointer() and (
-                    wanted is None or first.as_pointer() in wanted or chain.as_pointer() in wanted):
-                raise ChainError(say(msg.SHARED_BONE, first=first.name, second=chain.name,
-                                     armature=armature.name, bone=name))
+    # In the order the conflicts were found: the first one that involves a wanted chain, as a walk would meet it.
+    for chain, message in (shared_bone_conflicts(armature) if conflicts is None else conflicts).items():
+        if wanted is None or chain in wanted:
+            raise ChainError(message)
 
 
 def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:

@@ -175,3 +175,43 @@ def test_the_chains_of_one_armature_share_its_samples_and_its_checks_of_them(
         assert sol.valid.all()
         want = rigs.world_matrices(target, frames)[:, :3, 3]
         np.testing.assert_allclose(sol.target_world, want, atol=1e-6)
+
+
+def test_shared_bones_are_read_once_per_armature_and_each_chain_is_named_by_its_first_conflict(
+        empty_file: bpy.types.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three chains over Root, Upper and Lower: A (Root-Upper) holds Upper first, B (Upper-Lower) and its twin C
+    meet it there, and C meets B again on Lower. Each chain is refused with the first conflict it is in, as a
+    check of that chain alone names it, and the batch reads the armature's chains once for all of them."""
+    rig = rigs.build_arm("Shared")
+    target = empty_object("SharedTarget")
+    for name, upper, lower in (("A", "Root", "Upper"), ("B", "Upper", "Lower"), ("C", "Upper", "Lower")):
+        chain = rig.armature.soft_ik_2d.chains.add()
+        chain.name, chain.upper_bone, chain.lower_bone, chain.target = name, upper, lower, target
+    rig_module = harness.package("rigging.rig")
+    messages = harness.package("rigging.messages")
+    chains = list(rig.armature.soft_ik_2d.chains)
+
+    def says(first: str, second: str, bone: str) -> str:
+        return messages.say(messages.SHARED_BONE, first=first, second=second, armature="Shared", bone=bone)
+
+    alone = []
+    for chain in chains:
+        with pytest.raises(rig_module.ChainError) as err:
+            rig_module.check_shared_bones(rig.armature, [chain])
+        alone.append(str(err.value))
+    assert alone == [says("A", "B", "Upper"), says("A", "B", "Upper"), says("A", "C", "Upper")]
+    with pytest.raises(rig_module.ChainError, match="'A' and 'B'"):
+        rig_module.check_shared_bones(rig.armature)
+    reads = []
+    conflicts = rig_module.shared_bone_conflicts
+
+    def counting(armature: bpy.types.Object) -> dict[int, str]:
+        reads.append(armature.name)
+        return conflicts(armature)
+
+    monkeypatch.setattr(rig_module, "shared_bone_conflicts", counting)
+    monkeypatch.setattr(batch, "shared_bone_conflicts", counting)
+    result = batch.prepare_batch([(rig.armature, chains)])
+    assert reads == ["Shared"]
+    assert not result.rigs and result.total == 3
+    assert result.refused == list(dict.fromkeys(alone))  # a reason said once however many chains it refuses
