@@ -154,7 +154,7 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
     path = f"{_prefix(bone)}.{prop}"
     if path in _previously_baked(rig.chain):
         return None
-    curves = [anim_keys.find_fcurve(armature, path, i) for i in range(size)]
+    curves = anim_keys.find_fcurves(armature, [(path, i) for i in range(size)])
     baked = _baked_keys(rig, bone, prop)
     animated = False
     for i, fc in enumerate(curves):

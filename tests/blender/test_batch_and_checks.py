@@ -18,6 +18,7 @@ import dataclasses
 import math
 
 import bpy
+import harness
 import numpy as np
 import pytest
 import rigs
@@ -173,6 +174,22 @@ def _cycle_setup(case: str, rig: rigs.ArmRig, chain: bpy.types.PropertyGroup,
     pole = rigs.new_empty("Pole", arm, rig.upper)
     chain.pole = pole
     return "pole 'Pole'", ["bone 'Upper'", "'Pole' → parent bone 'Upper' of 'Rig'"]
+
+
+def test_the_bones_a_solve_moves_are_the_chains_and_every_bone_below_them(empty_file: bpy.types.Scene) -> None:
+    rig = rigs.build_arm()
+    for name, parent, head, tail in (("Hand", rig.lower, (2.3, 0.5), (2.5, 0.3)), ("Finger", "Hand", (2.5, 0.3),
+                                                                                       (2.6, 0.2)),
+                                     ("Prop", "Root", (0.0, 0.5), (0.0, 0.2)), ("Tool", "Prop", (0.0, 0.2),
+                                                                                (0.1, 0.1))):
+        _add_bone(rig, name, parent, head, tail)
+    bones = rig.armature.data.bones
+    moved_bones = harness.package("rigging.rig_dependencies").moved_bones
+    for names in ((rig.upper, rig.lower), ("Root", rig.upper), ("Prop",), ("Finger",)):
+        # The definition: a bone moves when it or one of its ancestors is a chain bone.
+        want = {b.name for b in bones if b.name in names or any(p.name in names for p in b.parent_recursive)}
+        assert moved_bones(rig.armature, names) == want, names
+    assert moved_bones(rig.armature, (rig.upper, rig.lower)) == {"Upper", "Lower", "Hand", "Finger"}
 
 
 CYCLES = ["parent_lower", "through_objects", "child_bone", "child_of", "bone_constraint", "driver",
