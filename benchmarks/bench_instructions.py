@@ -1,0 +1,94 @@
+"""The crowd bake counted in machine instructions (valgrind's callgrind), this checkout against a git revision.
+
+Run: ``.venvs/bpy-5.3/bin/python benchmarks/bench_instructions.py --base <rev>`` (default ``HEAD~1``; valgrind
+must be on the PATH). Times on a shared machine swing by a third within minutes; an instruction count is the
+same to ~0.1% run after run, so small changes to the work a bake does can be seen. Each side runs in its own
+process under ``callgrind --instr-atstart=no``, building ``bench_goals``' crowd (16 characters x 2 chains) with
+counting off and baking it with counting on (``callgrind_control -i on/off``), ``--bakes`` times after a first
+bake that is not counted; the base revision is checked out in a temporary git worktree. Printed: instructions
+per bake for each side and their ratio, at ``--frames`` (default 20: what a bake costs whatever its length,
+mostly per chain; 2000 frames adds what each frame costs).
+
+Instructions are not time: memory stalls, the cache and the second core are not in them (the quaternions' two
+threads count as much work as one), so a change that trades instructions for memory traffic is judged by the
+timed benchmarks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def child(repo: Path, frames: int, bakes: int) -> None:
+    """In the counted process: the crowd built uncounted, each bake counted, with the add-on of ``repo``."""
+    sys.path[0:0] = [str(repo)]  # that checkout's dev tools (harness, bench_goals), not part of the add-on
+    from benchmarks import bench_goals as goals  # installs that checkout's extension
+
+    bpy = goals.bpy
+    pid = str(os.getpid())
+    for i in range(bakes + 1):
+        arms = goals.build_crowd(16, frames, ik_constraint=False)
+        goals.pose_mode_all(list(dict.fromkeys(a for a, _l, _t in arms)))
+        if i:
+            subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
+        if bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=frames) != {"FINISHED"}:
+            raise RuntimeError("soft_ik_bake failed")
+        if i:
+            subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, check=True)
+
+
+def count(repo: Path, frames: int, bakes: int, scratch: Path) -> int:
+    """Instructions per bake of the checkout at ``repo``."""
+    out = scratch / f"callgrind.{repo.name}.out"
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
+         str(Path(__file__).resolve()), "--child", str(repo), "--frames", str(frames), "--bakes", str(bakes)],
+        capture_output=True, text=True, check=False)
+    found = re.findall(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or not found:
+        raise RuntimeError(f"callgrind run of {repo} failed (rc {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return int(found[-1]) // bakes
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base", default="HEAD~1", help="git revision to compare this checkout with")
+    p.add_argument("--frames", type=int, default=20)
+    p.add_argument("--bakes", type=int, default=2, help="bakes counted per side (after one uncounted)")
+    p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        child(args.child, args.frames, args.bakes)
+        sys.stdout.flush()
+        os._exit(0)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        print("valgrind (callgrind) is not on the PATH")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="soft_ik_instructions_") as tmp:
+        scratch = Path(tmp)
+        base = scratch / "base"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), args.base],
+                       capture_output=True, check=True)
+        try:
+            (base / ".venvs").symlink_to(REPO / ".venvs")
+            ours = count(REPO, args.frames, args.bakes, scratch)
+            theirs = count(base, args.frames, args.bakes, scratch)
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
+                           capture_output=True, check=False)
+    print(f"crowd bake, 16x2 chains x {args.frames} frames, instructions per bake: this checkout {ours:,}, "
+          f"{args.base} {theirs:,}: x{ours / theirs:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
