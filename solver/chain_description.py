@@ -60,11 +60,7 @@ class ChainSettings:
     @classmethod
     def copied_from(cls, properties: Any) -> ChainSettings:
         """The settings of ``properties`` (any object with the same attribute names), as plain values."""
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            kind = type(getattr(cls, f.name))
-            values[f.name] = kind(getattr(properties, f.name))
-        return cls(**values)
+        return cls(**{name: kind(getattr(properties, name)) for name, kind in _setting_kinds()})
 
     @property
     def moves_root(self) -> bool:
@@ -75,6 +71,12 @@ class ChainSettings:
     def stretches(self) -> bool:
         """Stretch (the limit strategy) or stretch to reach: the solve keys the upper bone's scale."""
         return self.limit_strategy == "STRETCH" or self.stretch_to_reach
+
+
+@functools.cache
+def _setting_kinds() -> tuple[tuple[str, type], ...]:
+    """Each setting's name and the type of its default (what a copied value is made into), read once."""
+    return tuple((f.name, type(getattr(ChainSettings, f.name))) for f in fields(ChainSettings))
 
 
 @dataclass(frozen=True)
