@@ -28,12 +28,20 @@ def _worker() -> ThreadPoolExecutor:
         return _pool
 
 
+def _cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        return os.cpu_count() or 1
+
+
 def in_two_halves(work: Callable[[slice], None], rows: int, elements: int) -> None:
     """``work(rows_slice)`` over ``range(rows)``: the first half on the worker thread and the second on this one
     when ``elements`` (the whole computation's size) is at least :data:`MIN_ELEMENTS` and there are two cores;
-    else ``work(slice(0, rows))`` here. ``work`` must write only its own rows. An exception from either half is
-    raised once both are done."""
-    if rows < 2 or elements < MIN_ELEMENTS or (os.cpu_count() or 1) < 2:
+    else ``work(slice(0, rows))`` here. ``work`` must write only its own rows, and must not call this function
+    (the one worker would wait for itself). An exception from either half is raised once both are done."""
+    if rows < 2 or elements < MIN_ELEMENTS or _cores() < 2:
         work(slice(0, rows))
         return
     middle = rows // 2

@@ -3,7 +3,11 @@ bits as one thread, and raise what either half raises."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +17,7 @@ from solver import rotations, threads
 
 def test_long_work_runs_its_halves_on_two_threads_and_covers_every_row_once(monkeypatch: pytest.MonkeyPatch
                                                                             ) -> None:
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
     seen: list[tuple[int, int, int]] = []
     lock = threading.Lock()
 
@@ -28,10 +32,10 @@ def test_long_work_runs_its_halves_on_two_threads_and_covers_every_row_once(monk
 
 
 @pytest.mark.parametrize(("rows", "elements", "cores"), [(7, threads.MIN_ELEMENTS - 1, 2), (1, 10**6, 2),
-                                                         (7, 10**6, 1), (7, 10**6, None)])
+                                                         (7, 10**6, 1)])
 def test_short_work_one_row_or_one_core_stays_on_this_thread(monkeypatch: pytest.MonkeyPatch, rows: int,
-                                                             elements: int, cores: int | None) -> None:
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: cores)
+                                                             elements: int, cores: int) -> None:
+    monkeypatch.setattr(threads, "_cores", lambda: cores)
     seen: list[tuple[int, int, int]] = []
     threads.in_two_halves(lambda r: seen.append((r.start, r.stop, threading.get_ident())), rows, elements)
     assert seen == [(0, rows, threading.get_ident())]
@@ -40,7 +44,7 @@ def test_short_work_one_row_or_one_core_stays_on_this_thread(monkeypatch: pytest
 @pytest.mark.parametrize("failing", ["first", "second", "both"])
 def test_an_exception_from_either_half_is_raised_once_both_are_done(monkeypatch: pytest.MonkeyPatch,
                                                                      failing: str) -> None:
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
     done: list[int] = []
     release = threading.Event()
 
@@ -69,7 +73,7 @@ def test_quaternions_of_many_columns_are_the_same_bits_on_one_thread_or_two(monk
     rng = np.random.default_rng(columns)
     axes = rng.normal(size=(columns, 3))
     deltas = np.cumsum(rng.normal(scale=0.05, size=(columns, 2000)), axis=1)
-    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
     monkeypatch.setattr(threads, "MIN_ELEMENTS", 1)
     two = rotations.quaternions_about_axes(axes, deltas)
     monkeypatch.setattr(threads, "MIN_ELEMENTS", 10**12)
@@ -77,3 +81,18 @@ def test_quaternions_of_many_columns_are_the_same_bits_on_one_thread_or_two(monk
     np.testing.assert_array_equal(bits(two), bits(one))
     for c in (0, columns // 2, columns - 1):  # and each column's own, as the live preview computes it
         np.testing.assert_array_equal(bits(two[c]), bits(rotations.quaternions_about_axis(axes[c], deltas[c])))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_a_process_held_to_one_core_computes_on_one_thread() -> None:
+    """The cores counted are the ones the process may run on (say a render farm's job held to one), not the
+    machine's."""
+    code = ("import os, threading\n"
+            "from solver import threads\n"
+            "os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})\n"
+            "seen = set()\n"
+            "threads.in_two_halves(lambda r: seen.add(threading.get_ident()), 8, 10**6)\n"
+            "print(threads._cores(), len(seen))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]
