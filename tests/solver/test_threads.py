@@ -96,3 +96,26 @@ def test_a_process_held_to_one_core_computes_on_one_thread() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
                          text=True, check=True)
     assert out.stdout.split() == ["1", "1"]
+
+
+def test_one_worker_thread_serves_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a thread per call: the same worker does the first half each time."""
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
+    workers: list[int] = []
+
+    def work(rows: slice) -> None:
+        if rows.start == 0:
+            workers.append(threading.get_ident())
+
+    for _ in range(3):
+        threads.in_two_halves(work, 4, threads.MIN_ELEMENTS)
+    assert len(workers) == 3 and len(set(workers)) == 1 and workers[0] != threading.get_ident()
+
+
+@pytest.mark.parametrize(("cpus", "want"), [(3, 3), (None, 1)])
+def test_without_an_affinity_the_machines_cores_are_counted(monkeypatch: pytest.MonkeyPatch, cpus: int | None,
+                                                             want: int) -> None:
+    if hasattr(threads.os, "sched_getaffinity"):
+        monkeypatch.delattr(threads.os, "sched_getaffinity")
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: cpus)
+    assert threads._cores() == want
