@@ -10,6 +10,7 @@ from __future__ import annotations
 import harness
 import pytest
 import rigs
+from test_batch_and_checks import two_arm_rig
 
 bpy = pytest.importorskip("bpy")
 np = pytest.importorskip("numpy")
@@ -124,28 +125,17 @@ def test_a_bake_of_both_leaves_the_refused_armature_as_it_was(empty_file: bpy.ty
 
 
 def two_armed() -> tuple[bpy.types.Object, list[bpy.types.Object]]:
-    """``rigs.build_arm``'s armature with a second arm (``Upper.R``, ``Lower.R``) on the Root, a chain and a
-    keyed target each."""
-    rig = rigs.build_arm("TwoArms")
-    arm = rig.armature
-    bpy.context.view_layer.objects.active = arm
-    bpy.ops.object.mode_set(mode="EDIT")
-    eb = arm.data.edit_bones
-    for name in ("Upper", "Lower"):
-        twin = eb.new(f"{name}.R")
-        twin.head, twin.tail, twin.roll = eb[name].head, eb[name].tail, eb[name].roll
-        twin.parent = eb["Upper.R"] if name == "Lower" else eb["Root"]
-        twin.use_connect = name == "Lower"
-    bpy.ops.object.mode_set(mode="OBJECT")
+    """``test_batch_and_checks.two_arm_rig``'s armature, a chain and a keyed target per arm."""
+    left, right = two_arm_rig("TwoArms")
     frames = list(range(1, 21))
     targets = []
-    for side, (upper, lower) in (("L", ("Upper", "Lower")), ("R", ("Upper.R", "Lower.R"))):
+    for side, rig in (("L", left), ("R", right)):
         target = rigs.circle_target(rig, frames, lambda f: 1.2 + 0.1 * np.sin(f / 3.0), lambda f, s=side: 0.1 * f
                                     + (1.0 if s == "R" else 0.0), name=f"Target.{side}")
-        chain = arm.soft_ik_2d.chains.add()
-        chain.name, chain.upper_bone, chain.lower_bone, chain.target = f"arm.{side}", upper, lower, target
+        chain = left.armature.soft_ik_2d.chains.add()
+        chain.name, chain.upper_bone, chain.lower_bone, chain.target = f"arm.{side}", rig.upper, rig.lower, target
         targets.append(target)
-    return arm, targets
+    return left.armature, targets
 
 
 def test_the_chains_of_one_armature_share_its_samples_and_its_checks_of_them(

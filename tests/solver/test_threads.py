@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from solver import rotations, threads
+from tests.solver.test_chain_batch_values import bits
 
 
 def test_long_work_runs_its_halves_on_two_threads_and_covers_every_row_once(monkeypatch: pytest.MonkeyPatch
@@ -61,10 +62,6 @@ def test_an_exception_from_either_half_is_raised_once_both_are_done(monkeypatch:
     with pytest.raises(ValueError, match="half at"):
         threads.in_two_halves(work, 4, threads.MIN_ELEMENTS)
     assert sorted(done) == [0, 2]  # both halves ran to their end before the call returned
-
-
-def bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.int64)
 
 
 @pytest.mark.parametrize("columns", [2, 3, 33, 64])
