@@ -8,10 +8,16 @@ on 4.5 and 5.0; never on 4.2 or 5.3 in 2,000 passes, nor on one CPU (``taskset -
 frame as a one-frame jump of the target; a bake that keyed it would put the hand there and report an error of 0.
 
 So where the stepping depsgraph evaluates such a datablock (:func:`racing_channels`), every frame is read
-twice, the second time reached from the other side (or, in the user's scene, whose simulations need their
-order, by a second pass), and a frame whose two reads differ is read again after jumping from other frames
-until two reads from different frames before agree (:func:`settle`). A stale read repeats the frame it came
-from, so two agreeing reads reached from different frames are the frame's own values.
+twice, the second time reached from another frame: from the other side, or, in the user's scene, whose
+simulations need the first pass in order, by a second pass over the frames the first one left cached, the odd
+positions first, then the even ones (:func:`second_forward_order`). A frame whose two reads differ is read
+again after jumping from other frames until two reads from different frames before agree (:func:`settle`). A
+stale read repeats the frame it came from, so two agreeing reads reached from different frames are the frame's
+own values. (Two forward passes in the same order reach each frame from the same one: a frame stale in both
+would agree with itself, ~p^2 per frame.) Left, ~p^2 per bake:
+a frame both passes reach from the same frame, the one the first pass ended on where the second starts there
+(backward; forward over two frames), and forward, the first frame when the frame before the first pass is
+the one the second reaches it from.
 """
 
 from __future__ import annotations
@@ -120,13 +126,18 @@ def settle(
         read_pass: ``read_pass(frames, buffers)`` steps through ``frames`` in order, reading each row.
         getters: the read functions, ``getters[k](row)`` fills a row of ``buffers[k]``.
         frames: the frames of the first pass (NaN rows are not read).
-        backward: the second pass runs last frame first (not for a scene with simulations).
+        backward: the second pass runs last frame first; otherwise (a scene with simulations) in
+            :func:`second_forward_order`.
     """
     again = [np.empty_like(b) for b in buffers]
     if backward:
         read_pass(frames[::-1], [b[::-1] for b in again])
     else:
-        read_pass(frames, again)
+        order = second_forward_order(frames)
+        rows = [np.empty_like(b) for b in buffers]
+        read_pass(frames[order], rows)
+        for into, got in zip(again, rows, strict=True):
+            into[order] = got
     finite = np.isfinite(frames)
     differ = np.zeros(frames.size, dtype=bool)
     for first, second in zip(buffers, again, strict=True):
@@ -166,6 +177,21 @@ def settle(
         for b, value in zip(buffers, agreed, strict=True):
             b[f_i] = value
     return kept
+
+
+def second_forward_order(frames: np.ndarray) -> np.ndarray:
+    """Positions of ``frames`` in the order a second pass reads them when it may not run backward: the finite
+    frames at odd positions (among the finite ones), then those at even positions, each in time order, then the
+    non-finite ones (not read).
+
+    The first pass reached each frame from the one before it; here each frame is reached from two before it, or
+    (the first of each half) from the last frame read: a stale read, which repeats the frame it came from, gives
+    another value than in the first pass. Out of order only over frames the first pass evaluated, in order: a
+    simulation reads them from its cache.
+    """
+    finite = np.isfinite(frames)
+    at = np.flatnonzero(finite)
+    return np.concatenate([at[1::2], at[0::2], np.flatnonzero(~finite)])
 
 
 def _step(frame_set: Callable[..., Any], frame: float) -> None:

@@ -32,7 +32,8 @@ def _step_and_read(
 ) -> None:
     """Step with ``frame_set`` (a scene's bound ``frame_set``) to each frame and read the requests from
     ``depsgraph`` into ``out[idx]``, the quiet handlers taken out meanwhile. Where a driver and animation set
-    one property, the frames are read again (:mod:`.races`; ``backward``: the second pass may run backward)."""
+    one property, the frames are read again (:mod:`.races`; ``backward``: the second pass may run backward,
+    else it reads the frames in :func:`races.second_forward_order`)."""
     objects = list(dict.fromkeys(obj for obj, _b, _k in requests))
     racing = races.racing_channels(depsgraph)
     with _quiet():
@@ -203,7 +204,7 @@ def sample_user_scene(
     user_frame, user_subframe = scene.frame_current, scene.frame_subframe
     try:
         depsgraph = context.evaluated_depsgraph_get()
-        # Simulations need their frames in order: no backward pass here.
+        # Simulations need the first pass in order: the second reads the frames it cached (races.settle).
         _step_and_read(scene.frame_set, depsgraph, requests, frames, out, idx, backward=False)
     finally:
         scene.frame_set(user_frame, subframe=user_subframe)

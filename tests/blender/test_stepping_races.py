@@ -127,6 +127,49 @@ def test_settle_corrects_stale_frames_and_keeps_what_never_agrees() -> None:
     assert buffers[0][0, 0] == 5.0
 
 
+def test_a_forward_second_pass_reaches_each_frame_from_another_frame() -> None:
+    """The user's scene reads its frames twice in time order (its simulations need the first pass in order). On
+    a stand-in where reading a frame right after the one before it gives that frame's values (frames 4 and 7,
+    every time), a second pass in the same order would be as stale as the first and agree with it; reached from
+    other frames, it disagrees, and settling finds the frames' own values."""
+    frames = np.array([1.0, 2.0, 3.0, np.nan, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0])
+    stale_after_previous = {4.0, 7.0}
+    state = {"now": 0.0, "before": 0.0}
+    reached_from: dict[float, list[float]] = {}
+
+    def frame_set(whole: int, subframe: float = 0.0) -> None:
+        state["before"], state["now"] = state["now"], whole + subframe
+        reached_from.setdefault(state["now"], []).append(state["before"])
+
+    def get(into: np.ndarray) -> None:
+        frame = state["now"]
+        into[:] = state["before"] if frame in stale_after_previous and state["before"] == frame - 1 else frame
+
+    def read_pass(order: np.ndarray, buffers: list[np.ndarray]) -> None:
+        for f_i, frame in enumerate(order.tolist()):
+            if np.isfinite(frame):
+                frame_set(int(frame))
+                get(buffers[0][f_i])
+
+    buffers = [np.zeros((frames.size, 2), dtype=np.float32)]
+    read_pass(frames, buffers)
+    finite = np.isfinite(frames)
+    assert buffers[0][frames == 4.0, 0] == 3.0 and buffers[0][frames == 7.0, 0] == 6.0  # the first pass is stale
+    reached_from.clear()
+    assert races.settle(frame_set, read_pass, [get], frames, buffers, backward=False) == []
+    assert np.array_equal(buffers[0][finite, 0], frames[finite].astype(np.float32))
+    # Every frame was read again from a frame other than the one before it.
+    assert all(any(source != frame - 1 for source in reached_from[frame]) for frame in frames[finite].tolist())
+
+
+def test_the_second_forward_order_reads_every_finite_frame_once() -> None:
+    frames = np.array([5.0, np.nan, 6.0, 7.0, 8.0, np.nan, 9.0])
+    order = races.second_forward_order(frames)
+    assert sorted(order.tolist()) == list(range(frames.size))
+    assert order.tolist() == [2, 4, 0, 3, 6, 1, 5]  # 6, 8, then 5, 7, 9, then the two NaN rows
+    assert races.second_forward_order(np.array([3.0])).tolist() == [0]
+
+
 def _raced_target(rig: rigs.ArmRig, expression: str) -> bpy.types.Object:
     """A keyed target whose ``location[1]`` a driver also sets: stepped (a transform variable only Blender
     evaluates) and racing."""
