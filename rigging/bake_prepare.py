@@ -41,22 +41,27 @@ def prepare_armature(armature: bpy.types.Object) -> None:
 
 
 def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup],
-                   conflicts: dict[int, str] | None = None) -> list[ChainRig]:
+                   conflicts: dict[int, str] | None = None,
+                   ik_reach: chain_checks.IkReach | None = None) -> list[ChainRig]:
     """The per-chain checks of :func:`prepare`, after :func:`prepare_armature` passed.
 
     Args:
         conflicts: :func:`rig.shared_bone_conflicts` of the armature when the caller read it for all its chains
             (None: read here).
+        ik_reach: :func:`chain_checks.ik_reach` of the armature, likewise (None: read once for ``chains``).
 
     Raises:
         ChainError: the first problem found, naming the chain and what to do.
     """
     check_shared_bones(armature, chains, conflicts)
+    # Every pose bone's constraints scanned once for all the chains: a character's rig has hundreds of bones.
+    if ik_reach is None:
+        ik_reach = chain_checks.ik_reach(armature)
     rigs = []
     for chain in chains:
         bake_records.follow_renames(armature, chain)
         rig = read_chain(armature, chain)
-        chain_checks.check_chain_inputs(rig)
+        chain_checks.check_chain_inputs(rig, ik_reach)
         reach.check(rig)
         check_target(armature, chain)
         mismatch = space_mismatch(armature, chain)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import bake
+from . import bake, chain_checks
 from . import messages as msg
 from .chain_solve import ChainSolution
 from .messages import say
@@ -57,12 +57,14 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
             if chains:
                 batch.refuse(str(err))
             continue
-        # Which chains share a bone, read once for all of them (each chain's check would read every chain).
+        # Which chains share a bone, and the IK constraints of every bone, read once for all of them (each
+        # chain's check would read every chain, and every pose bone's constraints).
         conflicts = shared_bone_conflicts(armature)
+        reach = chain_checks.ik_reach(armature)
         for chain in chains:
             batch.total += 1
             try:
-                batch.rigs += bake.prepare_chains(armature, [chain], conflicts)
+                batch.rigs += bake.prepare_chains(armature, [chain], conflicts, reach)
             except ChainError as err:
                 batch.refuse(str(err))
     return batch

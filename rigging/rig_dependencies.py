@@ -16,8 +16,17 @@ from .messages import say
 def moved_bones(armature: bpy.types.Object, names: tuple[str, ...]) -> set[str]:
     """The chain's bones and every bone below them: all of them move with the pose a solve writes."""
     bones = armature.data.bones
-    # The chain's subtrees, not every bone's ancestors: a character's rig has hundreds of bones, an arm a few.
-    return set(names) | {b.name for name in names for b in bones[name].children_recursive}
+    # Walked down the chain's subtrees through each bone's children: Bone.children_recursive tests every bone
+    # of the armature against its ancestors, ~0.2 ms a call on a character of 150 bones, and a bake calls this
+    # for every chain.
+    moved = set(names)
+    below = [bones[name] for name in names]
+    while below:
+        for child in below.pop().children:
+            if child.name not in moved:
+                moved.add(child.name)
+                below.append(child)
+    return moved
 
 
 def _acting(constraint: bpy.types.Constraint) -> bool:
