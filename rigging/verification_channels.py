@@ -40,39 +40,53 @@ def _matrix_order() -> Literal["C", "F"]:
 class Armature:
     """What the composition reads of one armature, each in one ``foreach_get`` for all its bones.
 
+    A character's rig has hundreds of bones and a chain a few: per bone, Python objects are made only for the
+    chains' bones (:meth:`index`, :meth:`rest`, :meth:`pose_index` look them up in Blender's collections).
+
     Attributes:
-        index: bone name -> its position in ``rests``, ``lengths`` and ``connected``; ``pose_index`` the same in
-            ``pose``.
-        rests: per bone its float64 rest matrix (``Bone.matrix_local``), 4x4.
-        lengths, connected: (B,) each bone's rest length and ``use_connect``.
-        pose: current pose channel values read so far, property -> (B, k) float64 (see :meth:`values`).
+        lengths, connected: (B,) each bone's rest length and ``use_connect``, by :meth:`index`.
+        pose: current pose channel values read so far, property -> (B, k) float64 (see :meth:`values`), by
+            :meth:`pose_index`.
         curves: its live F-curves by data path (those the F-curve sampler applies).
     """
 
     def __init__(self, obj: Any, sampler: ChannelSampler) -> None:
         bones = obj.data.bones
         count = len(bones)
-        self.index = {bone.name: i for i, bone in enumerate(bones)}
+        self.bones = bones
         flat = np.empty(16 * count, dtype=np.float32)
         bones.foreach_get("matrix_local", flat)  # column-major per matrix
-        # Each its own array in the layout ``np.array(bone.matrix_local)`` gives (it picks numpy's product loops
-        # in :func:`tail_math.rest_offset`, hence the last bits).
-        self.rests = [np.array(m, dtype=np.float64, order=_matrix_order())
-                      for m in flat.reshape(count, 4, 4).transpose(0, 2, 1)]
+        self._rest_columns = flat.reshape(count, 4, 4)
+        self._rests: dict[int, np.ndarray] = {}
         self.lengths = np.empty(count, dtype=np.float32)
         bones.foreach_get("length", self.lengths)
         self.connected = np.empty(count, dtype=bool)
         bones.foreach_get("use_connect", self.connected)
         self.obj = obj
-        # Pose bones have their own order (a bone added or re-parented later need not keep the bones' order).
-        self.pose_index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
         self.pose: dict[str, np.ndarray] = {}
         self.curves = sampler.live_fcurves(obj)
+
+    def index(self, name: str) -> int:
+        """The bone's position in ``lengths``, ``connected`` and :meth:`rest`."""
+        return int(self.bones.find(name))
+
+    def pose_index(self, name: str) -> int:
+        """The pose bone's row in :meth:`values` (pose bones have their own order: a bone added or re-parented
+        later need not keep the bones' order)."""
+        return int(self.obj.pose.bones.find(name))
+
+    def rest(self, i: int) -> np.ndarray:
+        """Bone ``i``'s float64 rest matrix (``Bone.matrix_local``), 4x4, read once."""
+        if i not in self._rests:
+            # In the layout ``np.array(bone.matrix_local)`` gives (it picks numpy's product loops in
+            # :func:`tail_math.rest_offset`, hence the last bits).
+            self._rests[i] = np.array(self._rest_columns[i].T, dtype=np.float64, order=_matrix_order())
+        return self._rests[i]
 
     def values(self, prop: str) -> np.ndarray:
         """(B, k) the bones' current values of a pose channel (``location``, a rotation property, ``scale``)."""
         if prop not in self.pose:
-            count = len(self.pose_index)
+            count = len(self.obj.pose.bones)
             values = np.empty(_POSE_PROPS[prop] * count, dtype=np.float32)
             self.obj.pose.bones.foreach_get(prop, values)
             self.pose[prop] = values.reshape(count, -1).astype(np.float64)
@@ -108,9 +122,10 @@ class Curves:
             pb = obj.pose.bones[name]
             mode = pb.rotation_mode
             prefix = anim_keys.pose_bone_path(name) + "."
+            row = data.pose_index(name)
             channels: dict[str, Source] = {}
             for prop in ("location", rotation_property(mode)[0], "scale"):
-                current = data.values(prop)[data.pose_index[name]]
+                current = data.values(prop)[row]
                 live = data.curves.get(prefix + prop, ())
                 given = []
                 for fc in live:

@@ -192,8 +192,8 @@ class _Chain:
         rig, sol = self.rig, self.sol
         assert sol.armature_world is not None
         data = self.armature
-        at = [data.index[name] for name in rig.bone_names]
-        self.offsets = [rest_offset(data.rests[at[j - 1]], data.rests[at[j]]) for j in range(1, len(at))]
+        at = [data.index(name) for name in rig.bone_names]
+        self.offsets = [rest_offset(data.rest(at[j - 1]), data.rest(at[j])) for j in range(1, len(at))]
         self.connected = [bool(data.connected[i]) for i in at]
         self.length = float(data.lengths[at[-1]])
         self.wanted = np.flatnonzero(sol.valid)
