@@ -209,11 +209,11 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             # (~35 µs), more than writing a small chain, and a crowd bake is over before a person sees one.
             progress.enter_substeps(len(baked))
             keyed = []
-            lost = bake_records.LostUids()
+            records = bake_records.RecordsPass()
             final = self.reduction_shape if self.key_reduction != "NONE" else None
             pending, shown = 0, time.perf_counter()
             for i, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
-                keyed.append(bake.write_solution(rig, sol, start, end, lost=lost, final_interpolation=final))
+                keyed.append(bake.write_solution(rig, sol, start, end, records=records, final_interpolation=final))
                 if i + 1 == len(rigs) or rigs[i + 1].armature != rig.armature:
                     pending += 1
                     if time.perf_counter() - shown >= PROGRESS_INTERVAL:

@@ -174,7 +174,7 @@ def _record_owned(chain: bpy.types.PropertyGroup, channels: Sequence[tuple[str, 
 
 
 def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
-                   interpolation: str = "LINEAR", lost: bake_records.LostUids | None = None,
+                   interpolation: str = "LINEAR", records: bake_records.RecordsPass | None = None,
                    final_interpolation: str | None = None) -> verification.Keyed:
     """Write the solution's keys into scene frames [start, end]; keys outside it and other channels are untouched.
 
@@ -187,7 +187,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         start, end: the baked range, scene frames (keys go to the action's time, NLA tweak mode included).
         interpolation: the transform channels' (a reduced bake may ask for BEZIER); the error and flags curves
             keep theirs.
-        lost: one per bake, shared by its chains (:class:`bake_records.LostUids`).
+        records: one per bake, shared by its chains (:class:`bake_records.RecordsPass`).
         final_interpolation: the transform channels' interpolation once the bake is done (a reduced bake
             rewrites these keys as Bezier), which decides a new curve's Auto Handle Smoothing
             (:data:`_NEW_CURVE_SMOOTHING`); None: ``interpolation``.
@@ -256,7 +256,7 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         keyed[fc.as_pointer()] = known
         written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
     _record_owned(rig.chain, channels)
-    bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, lost)
+    bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, records)
     replaced_keys.store(obj, rig.chain, action, handle, saved)
     return verification.Keyed(times=frames, values=keyed)
 
