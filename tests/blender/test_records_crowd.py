@@ -60,3 +60,50 @@ def test_characters_whose_chains_lost_their_uids_each_find_their_records(empty_f
 
     assert_same(rigs_only(before), rigs_only(all_actions()))
     assert rigs_only(after) != rigs_only(before)
+
+
+def _tag(rig: rigs.ArmRig, bone: str, tag: str, duplicate: str | None = None) -> None:
+    """Give ``bone`` the hidden ``tag`` (as a rig copied after a bake keeps it) and, with ``duplicate``, add a bone
+    of that name carrying the same tag (Blender's bone duplication copies it with the custom properties)."""
+    arm = rig.armature
+    if duplicate is not None:
+        if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        source = arm.data.edit_bones[bone]
+        copy = arm.data.edit_bones.new(duplicate)
+        copy.head, copy.tail = source.head.copy(), source.tail.copy()
+        bpy.ops.object.mode_set(mode="OBJECT")
+        arm.pose.bones[duplicate]["_soft_ik_2d_bone"] = tag
+    arm.pose.bones[bone]["_soft_ik_2d_bone"] = tag
+
+
+def test_each_character_gets_tags_of_its_own_bones_when_they_share_tags_with_another(
+        empty_file: bpy.types.Scene) -> None:
+    """Two characters, one copied from the other after a bake (the copy keeps the bones' hidden tags), one with a
+    duplicate of its lower arm and the other of its upper arm (a duplicate keeps the tag too), baked together. A
+    tag must name one bone of its armature (records follow a renamed bone by it): in each character the chain's
+    bones and the duplicate end with different tags, whichever character the bake records first (each is read
+    for itself: the other's bones say nothing of its own), and Clear then finds every key the bake wrote after
+    the upper bones are renamed."""
+    (rig_a, _target_a, _chain_a), (rig_b, _target_b, _chain_b) = setup("RigA"), setup("RigB")
+    for rig, duplicated in ((rig_a, rig_a.lower), (rig_b, rig_b.upper)):
+        for bone in (rig.upper, rig.lower):
+            _tag(rig, bone, f"copied-{bone}", "twist" if bone == duplicated else None)
+    armatures = [rig_a.armature, rig_b.armature]
+    before = all_actions()
+    rigs.pose_mode_together(armatures)
+    assert bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=30) == {"FINISHED"}
+    for arm in armatures:
+        tags = [str(pb.get("_soft_ik_2d_bone", "")) for pb in arm.pose.bones if pb.get("_soft_ik_2d_bone")]
+        assert len(tags) == len(set(tags)), (arm.name, tags)
+    for rig in (rig_a, rig_b):
+        bpy.ops.object.mode_set(mode="OBJECT")
+        rig.armature.data.bones[rig.upper].name = "Renamed"
+    rigs.pose_mode_together(armatures)
+    assert clear() == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for rig in (rig_a, rig_b):
+        rig.armature.data.bones["Renamed"].name = rig.upper  # Blender renames the curves' paths back
+    assert_same(before, all_actions())
