@@ -7,7 +7,9 @@ process under ``callgrind --instr-atstart=no``, building ``bench_goals``' crowd 
 counting off and baking it with counting on (``callgrind_control -i on/off``), ``--bakes`` times after a first
 bake that is not counted; the base revision is checked out in a temporary git worktree. Printed: instructions
 per bake for each side and their ratio, at ``--frames`` (default 20: what a bake costs whatever its length,
-mostly per chain; 2000 frames adds what each frame costs).
+mostly per chain; 2000 frames adds what each frame costs). ``--extra-bones N`` gives each character N more bones
+that no chain uses (a production rig's spine, face, fingers and props: 150 makes a character of 154 bones), so
+what a bake costs per bone of the rig shows.
 
 Instructions are not time: memory stalls, the cache and the second core are not in them (the quaternions' two
 threads count as much work as one), so a change that trades instructions for memory traffic is judged by the
@@ -24,11 +26,24 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def child(repo: Path, frames: int, bakes: int) -> None:
+def add_bones(bpy: Any, armatures: list[Any], count: int) -> None:
+    """``count`` bones no chain uses on each armature, in a row above the arms (the same in every revision)."""
+    for arm in armatures:
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        for b in range(count):
+            bone = arm.data.edit_bones.new(f"extra{b}")
+            bone.head, bone.tail = (0.0, 1.0 + b, 5.0), (0.0, 1.0 + b, 5.5)
+        bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.scene.frame_set(1)
+
+
+def child(repo: Path, frames: int, bakes: int, extra_bones: int) -> None:
     """In the counted process: the crowd built uncounted, each bake counted, with the add-on of ``repo``."""
     sys.path[0:0] = [str(repo)]  # that checkout's dev tools (harness, bench_goals), not part of the add-on
     from benchmarks import bench_goals as goals  # installs that checkout's extension
@@ -37,6 +52,8 @@ def child(repo: Path, frames: int, bakes: int) -> None:
     pid = str(os.getpid())
     for i in range(bakes + 1):
         arms = goals.build_crowd(16, frames, ik_constraint=False)
+        if extra_bones:
+            add_bones(bpy, list(dict.fromkeys(a for a, _l, _t in arms)), extra_bones)
         goals.pose_mode_all(list(dict.fromkeys(a for a, _l, _t in arms)))
         if i:
             subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
@@ -46,12 +63,13 @@ def child(repo: Path, frames: int, bakes: int) -> None:
             subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, check=True)
 
 
-def count(repo: Path, frames: int, bakes: int, scratch: Path) -> int:
+def count(repo: Path, frames: int, bakes: int, extra_bones: int, scratch: Path) -> int:
     """Instructions per bake of the checkout at ``repo``."""
     out = scratch / f"callgrind.{repo.name}.out"
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
-         str(Path(__file__).resolve()), "--child", str(repo), "--frames", str(frames), "--bakes", str(bakes)],
+         str(Path(__file__).resolve()), "--child", str(repo), "--frames", str(frames), "--bakes", str(bakes),
+         "--extra-bones", str(extra_bones)],
         capture_output=True, text=True, check=False)
     found = re.findall(r"Collected : (\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
@@ -64,10 +82,11 @@ def main() -> int:
     p.add_argument("--base", default="HEAD~1", help="git revision to compare this checkout with")
     p.add_argument("--frames", type=int, default=20)
     p.add_argument("--bakes", type=int, default=2, help="bakes counted per side (after one uncounted)")
+    p.add_argument("--extra-bones", type=int, default=0, help="bones no chain uses, added to each character")
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args.child, args.frames, args.bakes)
+        child(args.child, args.frames, args.bakes, args.extra_bones)
         sys.stdout.flush()
         os._exit(0)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
@@ -80,12 +99,13 @@ def main() -> int:
                        capture_output=True, check=True)
         try:
             (base / ".venvs").symlink_to(REPO / ".venvs")
-            ours = count(REPO, args.frames, args.bakes, scratch)
-            theirs = count(base, args.frames, args.bakes, scratch)
+            ours = count(REPO, args.frames, args.bakes, args.extra_bones, scratch)
+            theirs = count(base, args.frames, args.bakes, args.extra_bones, scratch)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
                            capture_output=True, check=False)
-    print(f"crowd bake, 16x2 chains x {args.frames} frames, instructions per bake: this checkout {ours:,}, "
+    rig = f", {4 + args.extra_bones} bones a character" if args.extra_bones else ""
+    print(f"crowd bake, 16x2 chains x {args.frames} frames{rig}, instructions per bake: this checkout {ours:,}, "
           f"{args.base} {theirs:,}: x{ours / theirs:.4f}")
     return 0
 
