@@ -10,6 +10,7 @@ every frame, in the temporary scene and in the user's; a one-pass sampler fails 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import bpy
 import harness
@@ -80,36 +81,48 @@ def test_stepped_reads_are_the_frames_own_values(empty_file: bpy.types.Scene, me
     assert empty_file.frame_current == 7
 
 
+class _StandIn:
+    """A stand-in for a stepped scene: ``frame_set`` steps, ``get`` reads the frame stepped to, or the frame stepped
+    before it where ``stale(frame, before)`` says so, and ``read_pass`` reads frames in the order given."""
+
+    def __init__(self, stale: Callable[[float, float], bool]) -> None:
+        self.stale = stale
+        self.now = self.before = 0.0
+        self.reached_from: dict[float, list[float]] = {}  # frame -> the frames it was stepped to from
+
+    def frame_set(self, whole: int, subframe: float = 0.0) -> None:
+        self.before, self.now = self.now, whole + subframe
+        self.reached_from.setdefault(self.now, []).append(self.before)
+
+    def get(self, into: np.ndarray) -> None:
+        into[:] = self.before if self.stale(self.now, self.before) else self.now
+
+    def read_pass(self, order: np.ndarray, buffers: list[np.ndarray]) -> None:
+        for f_i, frame in enumerate(order.tolist()):
+            if np.isfinite(frame):
+                self.frame_set(int(frame))
+                self.get(buffers[0][f_i])
+
+
 def test_settle_corrects_stale_frames_and_keeps_what_never_agrees() -> None:
     """The settling logic on a stand-in for a stepped scene: reading frame f gives the values of the frame
     stepped before it on the frames listed in ``stale`` (each time for ``always``, once otherwise)."""
     frames = np.array([1.0, 2.0, np.nan, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-    state = {"now": 0.0, "before": 0.0}
     stale_once = {4.0: 1, 7.0: 2}  # frame -> stale reads left
     always = {9.0}
 
-    def frame_set(whole: int, subframe: float = 0.0) -> None:
-        state["before"], state["now"] = state["now"], whole + subframe
-
-    def get(into: np.ndarray) -> None:
-        frame = state["now"]
+    def stale(frame: float, _before: float) -> bool:
         if frame in always:
-            into[:] = state["before"]
-        elif stale_once.get(frame, 0) > 0:
+            return True
+        if stale_once.get(frame, 0) > 0:
             stale_once[frame] -= 1
-            into[:] = state["before"]
-        else:
-            into[:] = frame
+            return True
+        return False
 
-    def read_pass(order: np.ndarray, buffers: list[np.ndarray]) -> None:
-        for f_i, frame in enumerate(order.tolist()):
-            if np.isfinite(frame):
-                frame_set(int(frame))
-                get(buffers[0][f_i])
-
+    scene = _StandIn(stale)
     buffers = [np.zeros((frames.size, 2), dtype=np.float32)]
-    read_pass(frames, buffers)
-    kept = races.settle(frame_set, read_pass, [get], frames, buffers, backward=True)
+    scene.read_pass(frames, buffers)
+    kept = races.settle(scene.frame_set, scene.read_pass, [scene.get], frames, buffers, backward=True)
     finite = np.isfinite(frames)
     # 4 and 7 are their own; 9 never reads as itself: its first read (the frame before it) is kept, and said.
     expected = np.where(frames == 9.0, 8.0, frames)[finite]
@@ -120,10 +133,10 @@ def test_settle_corrects_stale_frames_and_keeps_what_never_agrees() -> None:
     stale_once.update({5.0: 1})
     one = np.array([5.0])
     buffers = [np.zeros((1, 2), dtype=np.float32)]
-    state["now"] = 0.0
-    read_pass(one, buffers)
+    scene.now = 0.0
+    scene.read_pass(one, buffers)
     assert buffers[0][0, 0] == 0.0  # the stand-in's stale read: the frame stepped before
-    assert races.settle(frame_set, read_pass, [get], one, buffers, backward=True) == []
+    assert races.settle(scene.frame_set, scene.read_pass, [scene.get], one, buffers, backward=True) == []
     assert buffers[0][0, 0] == 5.0
 
 
@@ -133,33 +146,16 @@ def test_a_forward_second_pass_reaches_each_frame_from_another_frame() -> None:
     every time), a second pass in the same order would be as stale as the first and agree with it; reached from
     other frames, it disagrees, and settling finds the frames' own values."""
     frames = np.array([1.0, 2.0, 3.0, np.nan, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0])
-    stale_after_previous = {4.0, 7.0}
-    state = {"now": 0.0, "before": 0.0}
-    reached_from: dict[float, list[float]] = {}
-
-    def frame_set(whole: int, subframe: float = 0.0) -> None:
-        state["before"], state["now"] = state["now"], whole + subframe
-        reached_from.setdefault(state["now"], []).append(state["before"])
-
-    def get(into: np.ndarray) -> None:
-        frame = state["now"]
-        into[:] = state["before"] if frame in stale_after_previous and state["before"] == frame - 1 else frame
-
-    def read_pass(order: np.ndarray, buffers: list[np.ndarray]) -> None:
-        for f_i, frame in enumerate(order.tolist()):
-            if np.isfinite(frame):
-                frame_set(int(frame))
-                get(buffers[0][f_i])
-
+    scene = _StandIn(lambda frame, before: frame in (4.0, 7.0) and before == frame - 1)
     buffers = [np.zeros((frames.size, 2), dtype=np.float32)]
-    read_pass(frames, buffers)
+    scene.read_pass(frames, buffers)
     finite = np.isfinite(frames)
     assert buffers[0][frames == 4.0, 0] == 3.0 and buffers[0][frames == 7.0, 0] == 6.0  # the first pass is stale
-    reached_from.clear()
-    assert races.settle(frame_set, read_pass, [get], frames, buffers, backward=False) == []
+    scene.reached_from.clear()
+    assert races.settle(scene.frame_set, scene.read_pass, [scene.get], frames, buffers, backward=False) == []
     assert np.array_equal(buffers[0][finite, 0], frames[finite].astype(np.float32))
     # Every frame was read again from a frame other than the one before it.
-    assert all(any(source != frame - 1 for source in reached_from[frame]) for frame in frames[finite].tolist())
+    assert all(any(source != frame - 1 for source in scene.reached_from[frame]) for frame in frames[finite].tolist())
 
 
 def test_the_second_forward_order_reads_every_finite_frame_once() -> None:
