@@ -27,7 +27,6 @@ from solver.chain_common.result import LIMIT_BLOCKED, LIMITED, ROOT_MOVED, STRET
 
 MU_FLOOR = 1e-3  # the damping factor after a first failed step
 MU_GIVE_UP = 1e8  # the factor at which a frame stops: no damping helps any more
-GAINS: list[float] = []
 
 
 def joints_of(pose: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -43,14 +42,15 @@ def tip_miss(pose: np.ndarray, lengths: np.ndarray, target: np.ndarray) -> float
 # --- one bone: the schedule in closed form ------------------------------------------------------------------
 
 
-def one_bone_replay(theta: float, d: float, length: float, setup: ChainSetup) -> tuple[float, int, list[str]]:
+def one_bone_replay(theta: float, d: float, length: float,
+                    setup: ChainSetup) -> tuple[float, int, list[str], list[float]]:
     """The polish of one bone towards ``(d, 0)`` as its docstring describes it, in scalars.
 
     Returns the final angle, the steps taken and what happened at each evaluation: ``good`` (the factor is
     lowered tenfold), ``fail`` (the step is undone, the factor raised tenfold, at least to 1e-3), then why it
-    ended. The gains of the good steps are kept in ``GAINS``.
+    ended; and the gains of the good steps.
     """
-    GAINS.clear()
+    gains: list[float] = []
     base = (1e-6 * length) ** 2
     tol = setup.tolerance
 
@@ -66,16 +66,16 @@ def one_bone_replay(theta: float, d: float, length: float, setup: ChainSetup) ->
             log.append("fail")
         else:
             gain, best, mu = best - err, err, mu * 0.1
-            GAINS.append(gain)
+            gains.append(gain)
             log.append("good")
         if best <= tol:
-            return theta, steps, [*log, "tolerance"]
+            return theta, steps, [*log, "tolerance"], gains
         if steps >= setup.polish_iterations:
-            return theta, steps, [*log, "cap"]
+            return theta, steps, [*log, "cap"], gains
         if mu >= MU_GIVE_UP:
-            return theta, steps, [*log, "give up"]
+            return theta, steps, [*log, "give up"], gains
         if not failed and gain < STALL_FRACTION * tol:
-            return theta, steps, [*log, "stall"]
+            return theta, steps, [*log, "stall"], gains
         delta = -d * length * math.sin(theta) / (length * length * (1.0 + mu) + base)
         delta = max(-setup.polish_max_step, min(setup.polish_max_step, delta))
         backup, theta, steps = theta, theta + delta, steps + 1
@@ -94,10 +94,10 @@ def test_a_short_overshoot_converges_without_damping_and_stops_on_the_stall_thre
     stall = STALL_FRACTION * setup.tolerance
     counts = []
     for theta0 in (1e-5, 5e-5, 1e-4, 2e-4):
-        final, steps, log = one_bone_replay(theta0, 1.5, 1.0, setup)
+        final, steps, log, gains = one_bone_replay(theta0, 1.5, 1.0, setup)
         assert log[-1] == "stall" and "fail" not in log
         # The last step's gain below the threshold, the ones before above it, all by a clear margin.
-        assert GAINS[0] == math.inf and GAINS[-1] < 0.8 * stall and all(g > 1.2 * stall for g in GAINS[:-1])
+        assert gains[0] == math.inf and gains[-1] < 0.8 * stall and all(g > 1.2 * stall for g in gains[:-1])
         angles, taken = polish(np.array([[theta0]]), np.array([[1.5, 0.0]]), setup)
         assert taken[0] == steps
         # One bone: J J^T is singular, and the step's round-off is ~1e-16 / (1e-6 L)^2 of the angle, up to ~1e-4 of it.
@@ -114,7 +114,7 @@ def test_a_long_overshoot_raises_the_damping_tenfold_until_a_step_helps_and_lowe
     stall threshold. A factor raised or lowered by another ratio, or floored elsewhere, changes the count."""
     setup = one_bone(length)
     for theta0 in (0.01, 0.002):
-        final, steps, log = one_bone_replay(theta0, 3.0 * length, length, setup)
+        final, steps, log, _gains = one_bone_replay(theta0, 3.0 * length, length, setup)
         assert log[:6] == ["good", "fail", "fail", "fail", "fail", "good"]
         assert log[6:8] == ["fail", "good"] and log[-1] == "stall"
         angles, taken = polish(np.array([[theta0]]), np.array([[3.0 * length, 0.0]]), setup)
@@ -130,7 +130,7 @@ def test_frames_polished_together_keep_their_own_schedules() -> None:
     targets = np.array([[3.0, 0.0], [1.5, 0.0], [2.0, 0.0], [3.0, 0.0]])
     angles, taken = polish(starts, targets, setup)
     for start, target, got, count in zip(starts, targets, angles, taken, strict=True):
-        final, steps, _ = one_bone_replay(float(start[0]), float(target[0]), 1.0, setup)
+        final, steps, _log, _gains = one_bone_replay(float(start[0]), float(target[0]), 1.0, setup)
         assert count == steps
         assert got[0] == pytest.approx(final, abs=3e-4 * max(float(start[0]), 1e-6))
 
@@ -141,7 +141,7 @@ def test_a_step_larger_than_max_step_is_shortened_to_it() -> None:
     angles, taken = polish(np.array([[0.3]]), np.array([[3.0, 0.0]]), dataclasses.replace(setup, polish_iterations=1))
     assert taken[0] == 1
     assert angles[0, 0] == pytest.approx(0.3 - setup.polish_max_step, abs=1e-15)
-    final, steps, _ = one_bone_replay(0.3, 3.0, 1.0, setup)
+    final, steps, _log, _gains = one_bone_replay(0.3, 3.0, 1.0, setup)
     angles, taken = polish(np.array([[0.3]]), np.array([[3.0, 0.0]]), setup)
     assert taken[0] == steps
     assert angles[0, 0] == pytest.approx(final, abs=3e-4 * 0.3)
@@ -153,7 +153,7 @@ def test_polish_iterations_caps_the_steps_and_the_best_pose_is_kept() -> None:
     setup = one_bone()
     for k in range(0, 6):
         capped = dataclasses.replace(setup, polish_iterations=k)
-        final, steps, log = one_bone_replay(0.01, 3.0, 1.0, capped)
+        final, steps, log, _gains = one_bone_replay(0.01, 3.0, 1.0, capped)
         assert steps == k and log[-1] == "cap"
         angles, taken = polish(np.array([[0.01]]), np.array([[3.0, 0.0]]), capped)
         assert taken[0] == k
