@@ -13,7 +13,7 @@ import bpy
 import numpy as np
 
 from ..solver.chain_description import ChainDescription, ChainSettings
-from ..solver.spaces import PLANES
+from ..solver.spaces import PLANES, cross
 from . import linked_data
 from . import messages as msg
 from .messages import say
@@ -56,14 +56,6 @@ def _rest_matrices(bones: bpy.types.ArmatureBones) -> np.ndarray:
     flat = np.empty(len(bones) * 16, dtype=np.float32)
     bones.foreach_get("matrix_local", flat)
     return np.ascontiguousarray(flat.reshape(-1, 4, 4).transpose(0, 2, 1), dtype=np.float64)
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.cross`` of two 3-vectors with the same float64 operations in the same order (bit-identical, signed
-    zeros included), without its axis handling, which cost ~0.1 ms per chain read."""
-    a0, a1, a2 = a.tolist()
-    b0, b1, b2 = b.tolist()
-    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dtype=np.float64)
 
 
 def _label(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> str:
@@ -130,15 +122,18 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
                              parent=upper.parent.name))
 
     rest_of = _rest_matrices(bones)
-    rests = [rest_of[bones.find(n)] for n in names]
-    heads = np.array([r[:3, 3] for r in rests])
-    tip = np.array(bones[names[-1]].tail_local, dtype=np.float64)
-    points = np.vstack([heads, tip])  # armature space, rest
+    at = [bones.find(n) for n in names]
+    rests = rest_of[at]
+    # Slices and ufuncs, not np.vstack / np.diff / np.linalg.norm / np.stack: the same operations on the same
+    # values (so the same bits), without their Python wrappers, which cost more than the arithmetic on a chain.
+    points = np.empty((len(names) + 1, 3))
+    points[:-1] = rests[:, :3, 3]
+    points[-1] = bones[names[-1]].tail_local  # armature space, rest
 
-    seg = np.diff(points, axis=0)
-    seg_len = np.linalg.norm(seg, axis=1)
+    seg = points[1:] - points[:-1]
+    seg_len = np.sqrt(np.add.reduce(seg * seg, axis=1))
     scale = float(seg_len.sum())
-    for name, length in zip(names, seg_len, strict=True):
+    for name, length in zip(names, seg_len.tolist(), strict=True):
         # Rest positions are float32: below ZERO_ROUNDING of the chain the ends coincide up to rounding; below
         # the plane tolerance the segment exists but is too short for the plane check and the solve to hold.
         if length <= ZERO_ROUNDING * max(scale, 1e-9):
@@ -148,7 +143,7 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
                                  ratio=length / scale, least=PLANE_TOLERANCE))
 
     offsets = (points - points[0]) @ normal
-    worst = int(np.argmax(np.abs(offsets)))
+    worst = int(np.abs(offsets).argmax())
     if abs(offsets[worst]) > PLANE_TOLERANCE * scale:
         where = (say(msg.WHERE_TAIL, bone=names[-1]) if worst == len(names)
                  else say(msg.WHERE_HEAD, bone=names[worst]))
@@ -157,19 +152,22 @@ def read_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> Ch
 
     local_axes = np.array([r[:3, :3].T @ normal for r in rests])
     local_axes[np.abs(local_axes) < AXIS_ROUNDING] = 0.0
-    local_axes /= np.linalg.norm(local_axes, axis=1, keepdims=True)
+    local_axes /= np.sqrt(np.add.reduce(local_axes * local_axes, axis=1, keepdims=True))
 
     upper_rest = rests[0]
     rot_up = upper_rest[:3, :3]
     n_local = local_axes[0]  # the axis the pose rotation turns about, so rest angles and poses agree
     x_local = np.array([0.0, 1.0, 0.0])
-    y_local = _cross(n_local, x_local)
+    y_local = cross(n_local, x_local)
     local_points = (points - points[0]) @ rot_up  # rest-local coordinates of the upper bone
-    p2 = np.stack([local_points @ x_local, local_points @ y_local], axis=1)
-    d2 = np.diff(p2, axis=0)
+    p2 = np.empty((len(points), 2))
+    p2[:, 0] = local_points @ x_local
+    p2[:, 1] = local_points @ y_local
+    d2 = p2[1:] - p2[:-1]
     lengths = np.hypot(d2[:, 0], d2[:, 1])
     absolute = np.arctan2(d2[:, 1], d2[:, 0])
-    rest_angles = np.concatenate([absolute[:1], np.diff(absolute)])
+    rest_angles = absolute.copy()
+    rest_angles[1:] -= absolute[:-1]
     rest_angles = (rest_angles + np.pi) % (2 * np.pi) - np.pi
 
     parent = upper.parent

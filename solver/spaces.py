@@ -96,8 +96,14 @@ def transform_vectors(matrices: ArrayLike, vectors: ArrayLike) -> FloatArray:
 def cross(a: FloatArray, b: FloatArray) -> FloatArray:
     """Row-wise cross product of ``(..., 3)`` arrays.
 
-    Unlike ``np.cross`` it costs a few ufunc calls, which matters for the one-frame solves of the live preview.
+    Unlike ``np.cross`` it costs a few ufunc calls, which matters for the one-frame solves of the live preview;
+    two single vectors (a chain's rest axes, once per chain of a bake) take the same float64 operations on Python
+    floats, which cost less than the ufunc calls.
     """
+    if a.shape == b.shape == (3,) and a.dtype == b.dtype == np.float64:
+        a0, a1, a2 = a.tolist()
+        b0, b1, b2 = b.tolist()
+        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
     bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
     return np.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], axis=-1)

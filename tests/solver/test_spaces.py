@@ -13,6 +13,7 @@ from solver.spaces import (
     PLANES,
     chain_rest_2d,
     compose_matrices,
+    cross,
     from_shoulder_2d,
     invert_matrices,
     local_axis,
@@ -282,3 +283,24 @@ def test_against_mathutils() -> None:
             r = mathutils.Euler(rot, mode)
         want = np.array(mathutils.Matrix.LocRotScale(loc, r, scale))
         np.testing.assert_allclose(compose_matrices(loc, rot, scale, mode)[0], want, atol=1e-5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e-300, 3.7e12, np.nan, np.inf]), min_size=6,
+                max_size=6))
+def test_cross_of_two_vectors_has_the_bits_of_the_row_wise_product(values: list[float]) -> None:
+    # The single-vector path (Python floats) must give what the rows give and np.cross gives, signed zeros,
+    # infinities and NaNs included: a chain's rest axes are computed by it, its frames by the rows.
+    a, b = np.array(values[:3]), np.array(values[3:])
+    single = cross(a, b)
+    rows = cross(a[None], b[None])[0]
+    with np.errstate(invalid="ignore"):
+        expected = np.cross(a, b)
+    assert single.dtype == np.float64 and single.shape == (3,)
+    assert single.tobytes() == rows.tobytes() == expected.tobytes()
+
+
+def test_cross_of_float32_vectors_stays_float32() -> None:
+    a, b = np.array([0.1, 0.2, 0.3], dtype=np.float32), np.array([0.7, -0.4, 0.9], dtype=np.float32)
+    assert cross(a, b).dtype == np.float32
+    assert cross(a, b).tobytes() == cross(a[None], b[None])[0].tobytes()
