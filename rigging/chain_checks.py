@@ -155,12 +155,14 @@ def _first_off_rest(rig: ChainRig, bone: str, prop: str, rest: float,
     if path in _previously_baked(rig.chain):
         return None
     curves = anim_keys.find_fcurves(armature, [(path, i) for i in range(size)])
-    baked = _baked_keys(rig, bone, prop)
+    baked = None  # read at the first keyed curve: reading the records costs more than the rest of the check
     animated = False
     for i, fc in enumerate(curves):
         if fc is None or fc.mute or len(fc.keyframe_points) == 0:
             continue
         animated = True
+        if baked is None:
+            baked = _baked_keys(rig, bone, prop)
         co = anim_keys.read_keys_attribute(fc, "co")
         if len(fc.modifiers):  # a modifier changes what plays whoever wrote the keys
             off = np.zeros(1, dtype=np.intp)
