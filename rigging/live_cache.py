@@ -20,9 +20,11 @@ from . import live_solve
 from .chain_solve import ChainSolution
 from .rig import ChainRig
 
-# Chain properties that are the last bake's report, not inputs of the solve.
+# Chain properties that are the last bake's report and record, not inputs of the solve. The record of the
+# channels baked (``baked_channels``) matters to the checks only, which run on every update that touches the
+# armature: counted as a setting, it made the update after every bake read the chain again.
 _REPORT_PROPS = frozenset({"rna_type", "name", "bake_start", "bake_end", "error_max", "error_mean",
-                           "limited_frames", "worst_frames", "active_worst_index"})
+                           "limited_frames", "worst_frames", "active_worst_index", "baked_channels"})
 # The pose counts as "still ours" within this tolerance (float32 storage of the channels).
 _POSE_TOLERANCE = 1e-5
 

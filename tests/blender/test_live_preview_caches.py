@@ -234,3 +234,20 @@ def test_bones_edited_in_edit_mode_are_read_again(previewed) -> None:  # type: i
     bpy.context.view_layer.update()
     target_at(rig, target, 1.9, 0.4)  # out of the old reach (1.8), within the new one (2.0)
     assert tip_miss(rig, rig.lower, target) < 1e-5
+
+
+def test_the_updates_after_a_bake_solve_nothing_again_and_a_setting_still_does(previewed) -> None:  # type: ignore[no-untyped-def]
+    # A bake writes the chain's record of baked channels; it is not a setting of the solve, so the updates after
+    # the bake (the same target, parent and settings) must reuse the solve, while a real setting still solves.
+    rig, target, chain = previewed
+    target_at(rig, target, *SPOTS[1])
+    stats = live_preview().stats
+    solves = stats["solves"]
+    assert rigs.bake(rig, 1, 5) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert chain.baked_channels  # the record the bake writes changed
+    assert stats["solves"] == solves
+    assert tip_miss(rig, rig.lower, target) < 1e-5  # Blender's pose: the preview (and the keys) on the target
+    chain.softness = 0.2
+    bpy.context.view_layer.update()
+    assert stats["solves"] > solves
