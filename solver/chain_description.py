@@ -9,6 +9,7 @@ scale under Stretch, and the error and flags curves on the lower bone.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -60,7 +61,9 @@ class ChainSettings:
     @classmethod
     def copied_from(cls, properties: Any) -> ChainSettings:
         """The settings of ``properties`` (any object with the same attribute names), as plain values."""
-        return cls(**{name: kind(getattr(properties, name)) for name, kind in _setting_kinds()})
+        read, kinds = _setting_reader()
+        # One attrgetter reads every setting in C (a Blender property group answers each getattr through RNA).
+        return cls(*[kind(value) for kind, value in zip(kinds, read(properties), strict=True)])
 
     @property
     def moves_root(self) -> bool:
@@ -74,9 +77,10 @@ class ChainSettings:
 
 
 @functools.cache
-def _setting_kinds() -> tuple[tuple[str, type], ...]:
-    """Each setting's name and the type of its default (what a copied value is made into), read once."""
-    return tuple((f.name, type(getattr(ChainSettings, f.name))) for f in fields(ChainSettings))
+def _setting_reader() -> tuple[operator.attrgetter[tuple[Any, ...]], tuple[type, ...]]:
+    """A getter of every setting (field order) and the type of each default (what a copied value is made into)."""
+    names = [f.name for f in fields(ChainSettings)]
+    return operator.attrgetter(*names), tuple(type(getattr(ChainSettings, name)) for name in names)
 
 
 @dataclass(frozen=True)
