@@ -13,7 +13,16 @@ import bpy
 from . import bake_records, chain_checks, key_target, reach
 from . import messages as msg
 from .messages import say
-from .rig import ChainError, ChainRig, check_editable, check_shared_bones, check_target, read_chain, space_mismatch
+from .rig import (
+    ChainError,
+    ChainRig,
+    check_editable,
+    check_shared_bones,
+    check_target,
+    read_chain,
+    read_chains,
+    space_mismatch,
+)
 
 
 def prepare(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup]) -> list[ChainRig]:
@@ -60,12 +69,45 @@ def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.Proper
     rigs = []
     for chain in chains:
         bake_records.follow_renames(armature, chain)
-        rig = read_chain(armature, chain)
-        chain_checks.check_chain_inputs(rig, ik_reach)
-        reach.check(rig)
-        check_target(armature, chain)
-        mismatch = space_mismatch(armature, chain)
-        if mismatch:
-            raise ChainError(say(msg.FIX_SPACE_FIRST, label=rig.label, problem=mismatch))
-        rigs.append(rig)
+        rigs.append(_checked(armature, chain, read_chain(armature, chain), ik_reach))
     return rigs
+
+
+def prepare_each(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup],
+                 conflicts: dict[int, str], ik_reach: chain_checks.IkReach) -> list[ChainRig | ChainError]:
+    """:func:`prepare_chains` of each chain apart (a batch bakes every valid chain): per chain its rig or its
+    first problem. The chains' rest geometry is read together (:func:`rig.read_chains`).
+
+    Args:
+        conflicts, ik_reach: as for :func:`prepare_chains`, read by the caller for all the armature's chains.
+    """
+    out: list[ChainRig | ChainError | None] = [None] * len(chains)
+    readable = []
+    for c, chain in enumerate(chains):
+        try:
+            check_shared_bones(armature, [chain], conflicts)
+        except ChainError as err:
+            out[c] = err
+            continue
+        bake_records.follow_renames(armature, chain)
+        readable.append(c)
+    for c, rig in zip(readable, read_chains(armature, [chains[c] for c in readable]), strict=True):
+        try:
+            if isinstance(rig, ChainError):
+                raise rig
+            out[c] = _checked(armature, chains[c], rig, ik_reach)
+        except ChainError as err:
+            out[c] = err
+    return [r for r in out if r is not None]
+
+
+def _checked(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, rig: ChainRig,
+             ik_reach: chain_checks.IkReach) -> ChainRig:
+    """``rig`` once the checks after reading it pass (inputs the solve does not model, reach, target, space)."""
+    chain_checks.check_chain_inputs(rig, ik_reach)
+    reach.check(rig)
+    check_target(armature, chain)
+    mismatch = space_mismatch(armature, chain)
+    if mismatch:
+        raise ChainError(say(msg.FIX_SPACE_FIRST, label=rig.label, problem=mismatch))
+    return rig

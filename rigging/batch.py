@@ -61,12 +61,12 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
         # chain's check would read every chain, and every pose bone's constraints).
         conflicts = shared_bone_conflicts(armature)
         reach = chain_checks.ik_reach(armature)
-        for chain in chains:
+        for rig in bake.prepare_each(armature, chains, conflicts, reach):
             batch.total += 1
-            try:
-                batch.rigs += bake.prepare_chains(armature, [chain], conflicts, reach)
-            except ChainError as err:
-                batch.refuse(str(err))
+            if isinstance(rig, ChainError):
+                batch.refuse(str(rig))
+            else:
+                batch.rigs.append(rig)
     return batch
 
 
