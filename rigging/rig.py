@@ -166,7 +166,7 @@ def _read_group(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyG
     at = [bones.find(n) for _c, names in group for n in names]
     rests = rest_of[at].reshape(len(group), count, 4, 4)
     # Slices and ufuncs, not np.vstack / np.diff / np.linalg.norm / np.stack: the same operations on the same
-    # values, without their Python wrappers.
+    # values (so the same bits), without their Python wrappers.
     points = np.empty((len(group), count + 1, 3))
     points[:, :-1] = rests[:, :, :3, 3]
     points[:, -1] = [tuple(bones[names[-1]].tail_local) for _c, names in group]  # armature space, rest
@@ -185,7 +185,7 @@ def _read_group(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyG
 
     out: list[tuple[int, ChainRig | ChainError]] = []
     read: list[tuple[int, int, tuple[str, ...]]] = []
-    p2 = np.empty((len(group), count + 1, 2))
+    p2 = np.zeros((len(group), count + 1, 2))  # a refused chain's rows stay zeros: no warning from their angles
     for k, (c, names) in enumerate(group):
         chain = chains[c]
         try:
@@ -203,6 +203,8 @@ def _read_group(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyG
         # A product of the upper bone's rest rotation and one by a rolled bone's axis: one per chain, as alone.
         local_points = (points[k] - points[k, 0]) @ rests[k, 0, :3, :3]  # rest-local coordinates of the upper bone
         p2[k, :, 0] = local_points @ x_local
+        # The plane normal in the upper bone's axes is the axis its pose rotation turns about, so rest angles
+        # and poses agree.
         p2[k, :, 1] = local_points @ cross(local_axes[k, 0], x_local)
         read.append((k, c, names))
     d2 = p2[:, 1:] - p2[:, :-1]
