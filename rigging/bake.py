@@ -31,7 +31,6 @@ from . import (
 from . import messages as msg
 from .bake_prepare import prepare as prepare  # the checks before a bake, re-exported: bake.prepare as before
 from .bake_prepare import prepare_armature as prepare_armature
-from .bake_prepare import prepare_chains as prepare_chains
 from .bake_prepare import prepare_each as prepare_each
 from .bake_report import ChainReport as ChainReport  # what a bake reports, re-exported as before
 from .bake_report import frame_list as frame_list

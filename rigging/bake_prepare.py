@@ -1,7 +1,8 @@
 """The checks before a bake or solve: every chain read and checked before anything in the file changes.
 
-The armature's own checks (:func:`prepare_armature`) are apart from the chains' (:func:`prepare_chains`), so a
-batch runs them once per armature (:func:`batch.prepare_batch`).
+The armature's own checks (:func:`prepare_armature`) are apart from the chains', so a batch runs them once per
+armature (:func:`batch.prepare_batch`), then :func:`prepare_each`: the armature's chains read together, each
+checked apart. :func:`prepare` (and :func:`prepare_chains`) stops at the first problem instead.
 """
 
 from __future__ import annotations
