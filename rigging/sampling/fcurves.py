@@ -50,7 +50,10 @@ def _channel_values(sampler: ChannelSampler, block: slice, id_block: Any, owner:
         # for a constant rotation).
         live = fcurves.get(prefix + prop, ())
         driven = drivers.get(prop, ())
-        values = np.tile(np.array(getattr(owner, prop), dtype=np.float64), (n if live or driven else 1, 1))
+        # A tuple of the current value first: numpy reads a mathutils value item by item (~3 µs on 4.2).
+        values = np.array([getattr(owner, prop)[:]], dtype=np.float64)
+        if live or driven:
+            values = np.repeat(values, n, axis=0)
         for fc in live:
             if fc.array_index < values.shape[1]:
                 given = None if known is None or len(fc.modifiers) else known.get(fc.as_pointer())
