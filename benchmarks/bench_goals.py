@@ -193,12 +193,16 @@ def _action_fcurves(action: Any, obj: Any) -> Any:
     return action.layers[0].strips[0].channelbag(obj.animation_data.action_slot).fcurves
 
 
-def write_floor(curves: list[Curve], frames: int) -> tuple[tuple[float, float], float]:
+def write_floor(curves: list[Curve], frames: int, counted: Any = None) -> tuple[tuple[float, float], float]:
     """Bulk write of the same curves as the bake's, with as many keys of the same interpolation, on the same
     armatures in fresh actions (add + foreach_set of the frames and values, and of the interpolation:
     ``keyframe_points.add`` makes Bezier keys + handles), Auto Handle Smoothing None (as the bake's curves of
     linear keys), then the view-layer update that evaluates them (the same channels, so the same relations,
     copies and pose as after the bake); the bake's actions are assigned again afterwards.
+
+    Args:
+        counted: a function called with True where the timed part starts and with False where it ends
+            (``bench_instructions`` counts instructions there), or None.
 
     Returns:
         (wall, process CPU) seconds of the writes and the update, and the wall time of the update alone.
@@ -213,6 +217,8 @@ def write_floor(curves: list[Curve], frames: int) -> tuple[tuple[float, float], 
     co[:, 1] = np.sin(co[:, 0] / 50.0)
     # One byte per key, as Blender stores it (the cheapest transfer, as the bake's).
     shapes = {value: np.full(frames, value, dtype=np.uint8) for value in {curve.interpolation for curve in curves}}
+    if counted is not None:
+        counted(True)
     t0, c0 = time.perf_counter(), time.process_time()
     for curve in curves:
         n = curve.keys
@@ -225,6 +231,8 @@ def write_floor(curves: list[Curve], frames: int) -> tuple[tuple[float, float], 
     t1 = time.perf_counter()
     bpy.context.view_layer.update()
     t2, c2 = time.perf_counter(), time.process_time()
+    if counted is not None:
+        counted(False)
     for arm, action in baked.items():
         written = arm.animation_data.action
         arm.animation_data.action = action

@@ -11,6 +11,11 @@ mostly per chain; 2000 frames adds what each frame costs). ``--extra-bones N`` g
 that no chain uses (a production rig's spine, face, fingers and props: 150 makes a character of 154 bones), so
 what a bake costs per bone of the rig shows.
 
+``--floor`` counts, instead of a base revision, issue 17's "sample + write keys" floor on this checkout
+(``bench_goals.sample_floor`` and ``bench_goals.write_floor``, the timed part only, after each uncounted bake on its
+file): the floor goal's ratio without the machine's noise. It is a lower bound of the timed ratio, not the goal:
+the bake's numpy passes over long arrays cost more time per instruction than Blender's key writes.
+
 Instructions are not time: memory stalls, the cache and the second core are not in them (the quaternions' two
 threads count as much work as one), so a change that trades instructions for memory traffic is judged by the
 timed benchmarks.
@@ -43,33 +48,49 @@ def add_bones(bpy: Any, armatures: list[Any], count: int) -> None:
     bpy.context.scene.frame_set(1)
 
 
-def child(repo: Path, frames: int, bakes: int, extra_bones: int) -> None:
-    """In the counted process: the crowd built uncounted, each bake counted, with the add-on of ``repo``."""
+def child(repo: Path, frames: int, bakes: int, extra_bones: int, floor: bool = False) -> None:
+    """In the counted process: the crowd built uncounted, each bake counted, with the add-on of ``repo``
+    (``floor``: each bake uncounted, then the floor on its file counted)."""
     sys.path[0:0] = [str(repo)]  # that checkout's dev tools (harness, bench_goals), not part of the add-on
     from benchmarks import bench_goals as goals  # installs that checkout's extension
 
     bpy = goals.bpy
     pid = str(os.getpid())
     for i in range(bakes + 1):
+
+        def counting(on: bool, first: bool = i == 0) -> None:
+            if not first:
+                subprocess.run(["callgrind_control", "-i", "on" if on else "off", pid], capture_output=True,
+                               check=True)
+
         arms = goals.build_crowd(16, frames, ik_constraint=False)
+        armatures = list(dict.fromkeys(a for a, _l, _t in arms))
         if extra_bones:
-            add_bones(bpy, list(dict.fromkeys(a for a, _l, _t in arms)), extra_bones)
-        goals.pose_mode_all(list(dict.fromkeys(a for a, _l, _t in arms)))
-        if i:
-            subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
+            add_bones(bpy, armatures, extra_bones)
+        goals.pose_mode_all(armatures)
+        if not floor:
+            counting(True)
         if bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=frames) != {"FINISHED"}:
             raise RuntimeError("soft_ik_bake failed")
-        if i:
-            subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, check=True)
+        if not floor:
+            counting(False)
+            continue
+        # As bench_goals.crowd_against_floor measures it: on the bake's file, its curves written again.
+        curves = goals.baked_curves(armatures)
+        bpy.ops.object.mode_set(mode="OBJECT")
+        counting(True)
+        goals.sample_floor([t for _a, _l, t in arms], frames)
+        counting(False)
+        goals.write_floor(curves, frames, counted=counting)
 
 
-def count(repo: Path, frames: int, bakes: int, extra_bones: int, scratch: Path) -> int:
-    """Instructions per bake of the checkout at ``repo``."""
-    out = scratch / f"callgrind.{repo.name}.out"
+def count(repo: Path, frames: int, bakes: int, extra_bones: int, scratch: Path, floor: bool = False) -> int:
+    """Instructions per bake of the checkout at ``repo`` (``floor``: of the floor after each bake)."""
+    out = scratch / f"callgrind.{repo.name}{'.floor' if floor else ''}.out"
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
          str(Path(__file__).resolve()), "--child", str(repo), "--frames", str(frames), "--bakes", str(bakes),
-         "--extra-bones", str(extra_bones)],
+         "--extra-bones", str(extra_bones), *(["--floor"] if floor else [])],
         capture_output=True, text=True, check=False)
     found = re.findall(r"Collected : (\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
@@ -83,15 +104,25 @@ def main() -> int:
     p.add_argument("--frames", type=int, default=20)
     p.add_argument("--bakes", type=int, default=2, help="bakes counted per side (after one uncounted)")
     p.add_argument("--extra-bones", type=int, default=0, help="bones no chain uses, added to each character")
+    p.add_argument("--floor", action="store_true",
+                   help="compare with the sample + write keys floor on this checkout instead of a base revision")
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args.child, args.frames, args.bakes, args.extra_bones)
+        child(args.child, args.frames, args.bakes, args.extra_bones, args.floor)
         sys.stdout.flush()
         os._exit(0)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("valgrind (callgrind) is not on the PATH")
         return 2
+    rig = f", {4 + args.extra_bones} bones a character" if args.extra_bones else ""
+    if args.floor:
+        with tempfile.TemporaryDirectory(prefix="soft_ik_instructions_") as tmp:
+            ours = count(REPO, args.frames, args.bakes, args.extra_bones, Path(tmp))
+            floor = count(REPO, args.frames, args.bakes, args.extra_bones, Path(tmp), floor=True)
+        print(f"crowd bake, 16x2 chains x {args.frames} frames{rig}, instructions per bake: this checkout {ours:,}, "
+              f"the sample + write keys floor {floor:,}: x{ours / floor:.3f} the floor (the goal: <= 2 in time)")
+        return 0
     with tempfile.TemporaryDirectory(prefix="soft_ik_instructions_") as tmp:
         scratch = Path(tmp)
         base = scratch / "base"
@@ -104,7 +135,6 @@ def main() -> int:
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
                            capture_output=True, check=False)
-    rig = f", {4 + args.extra_bones} bones a character" if args.extra_bones else ""
     print(f"crowd bake, 16x2 chains x {args.frames} frames{rig}, instructions per bake: this checkout {ours:,}, "
           f"{args.base} {theirs:,}: x{ours / theirs:.4f}")
     return 0
