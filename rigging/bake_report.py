@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..solver.result import LIMITED
-from ..solver.worst_frames import worst_frames
 from . import linked_data
 from . import messages as msg
 from .chain_solve import ChainSolution
@@ -67,6 +68,7 @@ def store_report(rig: ChainRig, sol: ChainSolution, start: int, end: int) -> Cha
     chain.bake_start, chain.bake_end = start, end
     chain.error_max, chain.error_mean = report.error_max, report.error_mean
     chain.limited_frames = report.limited_frames
+    order = np.argsort(-np.where(sol.valid, sol.error, -np.inf), kind="stable")[:WORST_FRAMES_KEPT]
     linked_data.set_items(chain.worst_frames, [{"frame": int(sol.frames[i]), "error": float(sol.error[i])}
-                                               for i in worst_frames(sol.error, sol.valid, WORST_FRAMES_KEPT)])
+                                               for i in order if sol.valid[i]])
     return report
