@@ -7,7 +7,7 @@ checked apart. :func:`prepare` (and :func:`prepare_chains`) stops at the first p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 import bpy
 
@@ -22,6 +22,7 @@ from .rig import (
     check_target,
     read_chain,
     read_chains,
+    scene_objects,
     space_mismatch,
 )
 
@@ -68,21 +69,25 @@ def prepare_chains(armature: bpy.types.Object, chains: Sequence[bpy.types.Proper
     if ik_reach is None:
         ik_reach = chain_checks.ik_reach(armature)
     rigs = []
+    in_scene = scene_objects()
     for chain in chains:
         bake_records.follow_renames(armature, chain)
-        rigs.append(_checked(armature, chain, read_chain(armature, chain), ik_reach))
+        rigs.append(_checked(armature, chain, read_chain(armature, chain), ik_reach, in_scene))
     return rigs
 
 
 def prepare_each(armature: bpy.types.Object, chains: Sequence[bpy.types.PropertyGroup],
-                 conflicts: dict[int, str], ik_reach: chain_checks.IkReach) -> list[ChainRig | ChainError]:
+                 conflicts: dict[int, str], ik_reach: chain_checks.IkReach,
+                 in_scene: Container[bpy.types.Object] | None = None) -> list[ChainRig | ChainError]:
     """:func:`prepare_chains` of each chain apart (a batch bakes every valid chain): per chain its rig or its
     first problem. The chains' rest geometry is read together (:func:`rig.read_chains`).
 
     Args:
         conflicts, ik_reach: as for :func:`prepare_chains`, read by the caller for all the armature's chains.
+        in_scene: :func:`rig.scene_objects`, read by the caller for every armature of a batch (None: read here).
     """
     out: list[ChainRig | ChainError | None] = [None] * len(chains)
+    in_scene = scene_objects() if in_scene is None else in_scene
     readable = []
     for c, chain in enumerate(chains):
         try:
@@ -96,18 +101,18 @@ def prepare_each(armature: bpy.types.Object, chains: Sequence[bpy.types.Property
         try:
             if isinstance(rig, ChainError):
                 raise rig
-            out[c] = _checked(armature, chains[c], rig, ik_reach)
+            out[c] = _checked(armature, chains[c], rig, ik_reach, in_scene)
         except ChainError as err:
             out[c] = err
     return [r for r in out if r is not None]
 
 
 def _checked(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, rig: ChainRig,
-             ik_reach: chain_checks.IkReach) -> ChainRig:
+             ik_reach: chain_checks.IkReach, in_scene: Container[bpy.types.Object]) -> ChainRig:
     """``rig`` once the checks after reading it pass (inputs the solve does not model, reach, target, space)."""
     chain_checks.check_chain_inputs(rig, ik_reach)
     reach.check(rig)
-    check_target(armature, chain)
+    check_target(armature, chain, in_scene)
     mismatch = space_mismatch(armature, chain)
     if mismatch:
         raise ChainError(say(msg.FIX_SPACE_FIRST, label=rig.label, problem=mismatch))

@@ -14,7 +14,7 @@ from . import bake, chain_checks
 from . import messages as msg
 from .chain_solve import ChainSolution
 from .messages import say
-from .rig import ChainError, ChainRig, shared_bone_conflicts
+from .rig import ChainError, ChainRig, scene_objects, shared_bone_conflicts
 
 
 @dataclass
@@ -49,6 +49,7 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
     problem, if any, refuses each of them, as checking them one by one would.
     """
     batch = Batch()
+    in_scene = scene_objects()  # every chain's target is looked for among them: read once
     for armature, chains in selection:
         try:
             bake.prepare_armature(armature)
@@ -61,7 +62,7 @@ def prepare_batch(selection: Sequence[tuple[bpy.types.Object, Sequence[bpy.types
         # chain's check would read every chain, and every pose bone's constraints).
         conflicts = shared_bone_conflicts(armature)
         reach = chain_checks.ik_reach(armature)
-        for rig in bake.prepare_each(armature, chains, conflicts, reach):
+        for rig in bake.prepare_each(armature, chains, conflicts, reach, in_scene):
             batch.total += 1
             if isinstance(rig, ChainError):
                 batch.refuse(str(rig))

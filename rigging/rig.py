@@ -6,7 +6,7 @@ fault, before anything in the file is changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 import bpy
@@ -253,8 +253,21 @@ def check_editable(armature: bpy.types.Object) -> None:
         raise ChainError(problem)
 
 
-def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> None:
+def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.Object]:
+    """The objects of ``scene`` (None: the context's), for :func:`check_target`'s test of many chains.
+
+    A set of the objects themselves (Blender's objects hash and compare by the data they wrap): a name can stand
+    for two objects, a linked one and a local one, and looking one name up walks the scene's objects.
+    """
+    return frozenset((scene or bpy.context.scene).objects.values())
+
+
+def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
+                 in_scene: Container[bpy.types.Object] | None = None) -> None:
     """Refuse a chain whose target cannot drive it.
+
+    ``in_scene``: :func:`scene_objects` of the context's scene, when the caller checks many chains (None: read
+    here).
 
     Raises:
         ChainError: no target; the target is the armature itself or not in the scene; Target Space = Object
@@ -267,8 +280,8 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> 
         raise ChainError(say(msg.NO_TARGET, label=_label(armature, chain)))
     if target == armature:
         raise ChainError(say(msg.TARGET_IS_ARMATURE, label=_label(armature, chain), armature=armature.name))
-    if target.name not in bpy.context.scene.objects:
-        raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=_label(armature, chain), target=target.name,
+    if target not in (scene_objects() if in_scene is None else in_scene):
+        raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=_label(armature, chain), target=target.name_full,
                              scene=bpy.context.scene.name))
     if chain.target_space == "OBJECT":
         if chain.space_object is None:

@@ -194,3 +194,26 @@ def test_non_finite_target_frames_are_reported_and_never_keyed(empty_file: bpy.t
     error = rigs.key_frames(rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error")))
     # No key at a bad frame (frames where the error holds still may be merged away, so only a subset test).
     assert set(bad) <= set(FRAMES) - set(error[:, 0].astype(int))
+
+
+def test_target_not_in_the_scene(empty_file: bpy.types.Scene) -> None:
+    _rig, _chain, target = baked_ready_rig()
+    bpy.context.scene.collection.objects.unlink(target)
+    assert_refused(["'Lower'", "target 'Target' is not in scene 'Scene'"], bake_op())
+
+
+def test_target_not_in_the_scene_beside_an_object_of_its_name(empty_file: bpy.types.Scene, tmp_path: Path) -> None:
+    """A linked target keeps its name beside a local object of the same name: the scene holding that other
+    object does not put the target in the scene (Blender would never evaluate it there)."""
+    rig, chain, target = baked_ready_rig()
+    library = tmp_path / "library.blend"
+    bpy.data.libraries.write(str(library), {target})
+    with bpy.data.libraries.load(str(library), link=True) as (_src, dst):
+        dst.objects = ["Target"]
+    linked = dst.objects[0]
+    assert linked.library is not None and linked.name == target.name and linked.name in bpy.context.scene.objects
+    chain.target = linked
+    assert_refused(["'Lower'", "target 'Target [library.blend]' is not in scene 'Scene'"], bake_op())
+    # Linked into the scene, the same target is baked.
+    bpy.context.scene.collection.objects.link(linked)
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
