@@ -34,7 +34,10 @@ ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}'
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"
 NO_TARGET = "{label} has no target object (it was never set or has been deleted)"
 TARGET_IS_ARMATURE = "{label}: the target is the armature '{armature}' itself; pick an Empty"
-TARGET_NOT_IN_SCENE = "{label}: target '{target}' is not in scene '{scene}'"
+TARGET_NOT_IN_SCENE = ("{label}: target '{target}' is not in scene '{scene}', where Blender never evaluates it: link "
+                       "it into the scene or pick another target")
+POLE_NOT_IN_SCENE = ("{label}: pole '{pole}' is not in scene '{scene}', where Blender never evaluates it: link it "
+                     "into the scene or clear the chain's Pole")
 NO_SPACE_OBJECT = "{label}: Target Space is OBJECT but no Space Object is set"
 SPACE_BONE_MISSING = "{label}: space bone '{bone}' is not a bone of '{owner}'"
 SPACE_WORLD = "not parented (world space)"

@@ -270,18 +270,22 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
     here).
 
     Raises:
-        ChainError: no target; the target is the armature itself or not in the scene; Target Space = Object
-            without a Space Object, or a space bone that is not a bone of the space armature (Object) or of
-            the armature (Character); the target or pole depends on the chain's own bones
-            (:func:`check_no_cycle`).
+        ChainError: no target; the target is the armature itself or not in the scene, or the pole is not;
+            Target Space = Object without a Space Object, or a space bone that is not a bone of the space
+            armature (Object) or of the armature (Character); the target or pole depends on the chain's own
+            bones (:func:`check_no_cycle`).
     """
     target = chain.target
     if target is None:
         raise ChainError(say(msg.NO_TARGET, label=_label(armature, chain)))
     if target == armature:
         raise ChainError(say(msg.TARGET_IS_ARMATURE, label=_label(armature, chain), armature=armature.name))
-    if target not in (scene_objects() if in_scene is None else in_scene):
+    in_scene = scene_objects() if in_scene is None else in_scene
+    if target not in in_scene:
         raise ChainError(say(msg.TARGET_NOT_IN_SCENE, label=_label(armature, chain), target=target.name_full,
+                             scene=bpy.context.scene.name))
+    if chain.pole is not None and chain.pole not in in_scene:
+        raise ChainError(say(msg.POLE_NOT_IN_SCENE, label=_label(armature, chain), pole=chain.pole.name_full,
                              scene=bpy.context.scene.name))
     if chain.target_space == "OBJECT":
         if chain.space_object is None:

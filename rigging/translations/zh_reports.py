@@ -90,8 +90,13 @@ ZH: dict[str, str] = {
         '{label} 没有目标物体（从未设置或已被删除）',
     "{label}: the target is the armature '{armature}' itself; pick an Empty":
         "{label}：目标是骨架 '{armature}' 本身；请选择一个空物体",
-    "{label}: target '{target}' is not in scene '{scene}'":
-        "{label}：目标 '{target}' 不在场景 '{scene}' 中",
+    "{label}: target '{target}' is not in scene '{scene}', where Blender never evaluates it: link it into the "
+    "scene or pick another target":
+        "{label}：目标 '{target}' 不在场景 '{scene}' 中，Blender 在该场景中从不计算它：请把它链接到场景中，或另选目标",
+    "{label}: pole '{pole}' is not in scene '{scene}', where Blender never evaluates it: link it into the scene "
+    "or clear the chain's Pole":
+        "{label}：极向目标 '{pole}' 不在场景 '{scene}' 中，Blender 在该场景中从不计算它：请把它链接到场景中，"
+        "或清除该链的极向目标",
     '{label}: Target Space is OBJECT but no Space Object is set':
         '{label}：目标空间为物体，但未设置空间物体',
     "{label}: space bone '{bone}' is not a bone of '{owner}'":

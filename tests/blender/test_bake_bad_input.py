@@ -199,7 +199,18 @@ def test_non_finite_target_frames_are_reported_and_never_keyed(empty_file: bpy.t
 def test_target_not_in_the_scene(empty_file: bpy.types.Scene) -> None:
     _rig, _chain, target = baked_ready_rig()
     bpy.context.scene.collection.objects.unlink(target)
-    assert_refused(["'Lower'", "target 'Target' is not in scene 'Scene'"], bake_op())
+    assert_refused(["'Lower'", "target 'Target' is not in scene 'Scene'", "link it into the scene"], bake_op())
+
+
+def test_pole_not_in_the_scene(empty_file: bpy.types.Scene) -> None:
+    rig, chain, _target = baked_ready_rig()
+    pole = rigs.new_empty("Pole")
+    pole.location = (0.0, 0.0, 2.0)
+    chain.pole = pole
+    bpy.context.scene.collection.objects.unlink(pole)
+    assert_refused(["'Lower'", "pole 'Pole' is not in scene 'Scene'", "clear the chain's Pole"], bake_op())
+    bpy.context.scene.collection.objects.link(pole)
+    assert rigs.bake(rig, 1, 20) == {"FINISHED"}
 
 
 def test_target_not_in_the_scene_beside_an_object_of_its_name(empty_file: bpy.types.Scene, tmp_path: Path) -> None:
