@@ -12,6 +12,7 @@ import bpy
 import harness
 import numpy as np
 import pytest
+from playback import settled_playback
 from test_sampling import FRAMES, check_sampling, empty, key
 
 sampling = harness.package("rigging.sampling")
@@ -74,32 +75,7 @@ def build_driven(keyed: bool = True) -> tuple[bpy.types.Object, bpy.types.Object
 
 
 # Blender's playback of an object whose action and drivers set elements of the same property is not repeatable
-# (4.5-5.2): now and then a read keeps an element of the frame it was reached from (rigging/sampling/races.py
-# measures it; CI once met it at one frame in 3 of 5 identical passes). A stale read repeats the frame before, so
-# two reads of a frame reached from different frames that agree, bit for bit, are the frame's own values: each
-# frame is reached from its neighbours, then from farther frames, until two reads agree. (Written here again,
-# not taken from races.py: the truth must not come from the code under test.)
-JUMPS = (-1, 1, -7, 5, 13, -11, 17, -19)
-
-
-def settled_playback(scene: bpy.types.Scene, frames: np.ndarray, read: Callable[[], np.ndarray]) -> np.ndarray:
-    """``read()`` at each of ``frames`` (subframes allowed) as Blender plays it, reached from other frames until
-    two reads from different frames before agree."""
-    out = []
-    for frame in frames.tolist():
-        reads: list[np.ndarray] = []
-        for jump in JUMPS:
-            scene.frame_set(int(np.floor(frame)) + jump)
-            whole = int(np.floor(frame))
-            scene.frame_set(whole, subframe=frame - whole)
-            value = read()
-            if any(np.array_equal(value, r) for r in reads):
-                out.append(value)
-                break
-            reads.append(value)
-        else:
-            pytest.fail(f"frame {frame}: {len(JUMPS)} reads of Blender's playback from different frames all differ")
-    return np.stack(out)
+# (4.5-5.2): the keyed cases' truth is playback.settled_playback.
 
 
 def world_matrices(requests: list[tuple[bpy.types.Object, None]]) -> Callable[[], np.ndarray]:

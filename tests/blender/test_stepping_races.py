@@ -1,10 +1,10 @@
 """Blender's race between a driver and animation on one array property (``rigging/sampling/races.py``).
 
 Empties whose ``location[0]`` is driven while ``location[1]`` and ``[2]`` are keyed: Blender 4.5-5.2 now and then
-evaluate a frame of one with a channel from the frame before. Truth is playback read three times (forward,
-backward, forward), each frame's value the one at least two of the reads agree on: a stale read copies a
-neighbour, and the three reads come from different neighbours. The stepped sampler must give exactly that on
-every frame, in the temporary scene and in the user's; a one-pass sampler fails here on 4.5-5.2 (planted).
+evaluate a frame of one with a channel from the frame before. Truth is playback read until two reads of a frame,
+reached from different frames, agree (``playback.settled_playback``: a stale read copies the frame it came
+from). The stepped sampler must give exactly that on every frame, in the temporary scene and in the user's; a
+one-pass sampler fails here on 4.5-5.2 (planted).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import harness
 import numpy as np
 import pytest
 import rigs
+from playback import settled_playback
 
 sampling = harness.package("rigging.sampling")
 races = harness.package("rigging.sampling.races")
@@ -43,20 +44,9 @@ def _racing_empties(scene: bpy.types.Scene) -> list[bpy.types.Object]:
 
 
 def _robust_playback(scene: bpy.types.Scene, objects: list[bpy.types.Object]) -> np.ndarray:
-    passes = []
-    for order in (FRAMES, FRAMES[::-1], FRAMES):
-        reads = {}
-        for frame in order.tolist():
-            scene.frame_set(int(frame))
-            reads[frame] = np.array([np.array(obj.matrix_world, dtype=np.float64) for obj in objects])
-        passes.append(np.array([reads[f] for f in FRAMES.tolist()]))
-    a, b, c = passes
-    agree_ab = np.all(a == b, axis=(2, 3))[..., None, None]
-    agree_ac = np.all(a == c, axis=(2, 3))[..., None, None]
-    agree_bc = np.all(b == c, axis=(2, 3))[..., None, None]
-    assert np.all(agree_ab | agree_ac | agree_bc), "no two playbacks agree on a frame"
-    truth = np.where(agree_ab | agree_ac, a, b)
-    return truth.transpose(1, 0, 2, 3)  # (objects, frames, 4, 4)
+    """(objects, frames, 4, 4): each object's world matrix as Blender plays it (playback.settled_playback)."""
+    played = settled_playback(scene, FRAMES, lambda: np.array([np.array(obj.matrix_world) for obj in objects]))
+    return played.transpose(1, 0, 2, 3)
 
 
 def test_the_racing_channels_are_named(empty_file: bpy.types.Scene) -> None:
