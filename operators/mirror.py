@@ -31,8 +31,26 @@ def _mirrored_world(armature: bpy.types.Object, world: np.ndarray) -> np.ndarray
 
 
 def _opposite_object(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The object named as ``obj``'s opposite, from ``obj``'s own library (local for a local object), else for an
+    override from its reference's library, else a local one.
+
+    A name alone can stand for a local object and one linked from each library (another character linked in
+    with the same naming): the opposite of a local hand is never the linked character's.
+    """
     name = flip_name(obj.name)
-    return None if name is None else bpy.data.objects.get(name)
+    if name is None:
+        return None
+    libraries = [obj.library]
+    reference = obj.override_library.reference if obj.override_library is not None else None
+    if obj.library is None and reference is not None and reference.library is not None:
+        libraries.append(reference.library)
+    if obj.library is not None:
+        libraries.append(None)
+    for library in libraries:
+        found = bpy.data.objects.get((name, None if library is None else library.filepath))
+        if found is not None:
+            return found
+    return None
 
 
 def _mirrored_empty(context: bpy.types.Context, armature: bpy.types.Object, source: bpy.types.Object,
@@ -62,11 +80,10 @@ def _opposite_input(context: bpy.types.Context, armature: bpy.types.Object, obj:
                     created: list[bpy.types.Object]) -> bpy.types.Object:
     """The object named as ``obj``'s opposite, or a new Empty (appended to ``created``) at the mirrored world
     transform of ``obj``."""
-    name = flip_name(obj.name)
-    found = None if name is None else bpy.data.objects.get(name)
+    found = _opposite_object(obj)
     if found is not None:
         return found
-    created.append(_mirrored_empty(context, armature, obj, name or fallback))
+    created.append(_mirrored_empty(context, armature, obj, flip_name(obj.name) or fallback))
     return created[-1]
 
 

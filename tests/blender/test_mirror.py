@@ -9,6 +9,7 @@ side's keyed error is the distance Blender plays back. Refusals leave the file u
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -149,6 +150,56 @@ def test_opposite_target_found_by_name_and_pole_mirrored(empty_file: bpy.types.S
     assert chain_r.name == "Lower_R" and chain_r.target == hand_r
     assert chain_r.pole is not None and chain_r.pole.name == "Elbow.R"
     assert len(bpy.data.objects) == objects + 1, "only the pole was created"
+
+
+def test_the_opposite_is_never_another_librarys_namesake(empty_file: bpy.types.Scene, tmp_path: Path) -> None:
+    """Another character linked in with the same naming brings its own 'Hand_R': the local hand's opposite is a
+    new local Empty, not that character's hand; a local 'Hand_R' made after it is found."""
+    library = tmp_path / "other_character.blend"
+    other = bpy.data.objects.new("Hand_R", None)
+    bpy.data.libraries.write(str(library), {other})
+    bpy.data.objects.remove(other)
+    with bpy.data.libraries.load(str(library), link=True) as (_src, dst):
+        dst.objects = ["Hand_R"]
+    linked = dst.objects[0]
+    bpy.context.scene.collection.objects.link(linked)
+    left = symmetric_rig(sep="_")
+    hand_l = rigs.circle_target(left, FRAMES, lambda f: 1.2, lambda f: 0.1 * f - 1.0, name="Hand_L")
+    rigs.add_chain(left, hand_l)
+    assert mirror() == {"FINISHED"}
+    hand_r = left.armature.soft_ik_2d.chains[-1].target
+    assert hand_r != linked and hand_r.library is None and hand_r.name == "Hand_R"
+    np.testing.assert_allclose(np.array(hand_r.matrix_world.translation),
+                               mirrored_points(left, [bpy.context.scene.frame_current],
+                                               np.array([hand_l.matrix_world.translation]))[0], atol=1e-5)
+    # Mirrored again (the right chain removed), the local 'Hand_R' is the opposite.
+    chains = left.armature.soft_ik_2d.chains
+    chains.remove(len(chains) - 1)
+    left.armature.soft_ik_2d.active_chain_index = 0
+    objects = len(bpy.data.objects)
+    assert mirror() == {"FINISHED"}
+    assert left.armature.soft_ik_2d.chains[-1].target == hand_r and len(bpy.data.objects) == objects
+
+
+def test_an_overridden_hands_opposite_comes_from_its_library(empty_file: bpy.types.Scene, tmp_path: Path) -> None:
+    """The left hand is a library override of a linked hand; the right one is only linked, from the same
+    library: it is the opposite (nothing is created)."""
+    library = tmp_path / "hands.blend"
+    bpy.data.libraries.write(str(library), {bpy.data.objects.new(name, None) for name in ("Hand_L", "Hand_R")})
+    for name in ("Hand_L", "Hand_R"):
+        bpy.data.objects.remove(bpy.data.objects[name])
+    with bpy.data.libraries.load(str(library), link=True) as (_src, dst):
+        dst.objects = ["Hand_L", "Hand_R"]
+    linked_l, linked_r = dst.objects
+    for obj in (linked_l, linked_r):
+        bpy.context.scene.collection.objects.link(obj)
+    hand_l = linked_l.override_create(remap_local_usages=True)
+    assert hand_l.library is None and hand_l.override_library.reference == linked_l
+    left = symmetric_rig(sep="_")
+    rigs.add_chain(left, hand_l)
+    objects = len(bpy.data.objects)
+    assert mirror() == {"FINISHED"}
+    assert left.armature.soft_ik_2d.chains[-1].target == linked_r and len(bpy.data.objects) == objects
 
 
 def assert_refused(words: list[str]) -> None:
