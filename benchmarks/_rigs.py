@@ -161,14 +161,16 @@ def build_scene(frames: int, *, drive: str, mesh: bool, ik_constraint: bool) -> 
             driver.expression = "0.5 - 0.6 * sin(0.0071 * frame + 0.3)"
             if drive == "DRIVEN_VAR":
                 # A variable whose value stays 0 (a keyed Empty at the origin): the same motion, but the driver
-                # reads another object's world transform, which only Blender evaluates.
+                # reads another object's location in its own axes (Local Space), which only Blender evaluates
+                # (a World or Transform Space location is that object's channel, composed from F-curves).
                 source = bpy.data.objects.new("source", None)
                 scene.collection.objects.link(source)
                 key_channel(source, "location", 0, key_frames[[0, -1]], np.zeros(2))
                 var = driver.variables.new()
-                var.type = "TRANSFORMS"  # its world location: Blender's evaluation
+                var.type = "TRANSFORMS"
                 var.targets[0].id = source
                 var.targets[0].transform_type = "LOC_X"
+                var.targets[0].transform_space = "LOCAL_SPACE"  # in its own axes: only Blender evaluates it
                 driver.expression += f" + {var.name}"
         key_channel(target, "location", 0, key_frames, radius)
     elif drive == "BODY_BONE":

@@ -19,7 +19,8 @@ in reach, softness 0):
    Of is composed from F-curves too);
 5. ``driven``: the same with the Empty turned by a driver of the frame alone (a simple expression without
    variables: evaluated as Blender does, so composed from F-curves too);
-6. ``driven-var``: the same driver plus a variable reading another (keyed) Empty: only Blender evaluates it,
+6. ``driven-var``: the same driver plus a variable reading another (keyed) Empty's location in its own axes
+   (Local Space; World or Transform Space would be that Empty's channel, composed): only Blender evaluates it,
    so the bake steps the carrier alone in a temporary scene (about 10 µs per frame in Blender's frame_set)
    and composes the target over it. For the stepped cases the breakdown adds our sampling per stepped frame
    beside Blender's ``frame_set`` alone (and with one matrix read a frame) on a temporary scene of the same

@@ -28,7 +28,7 @@ Rows (the same machine, the same run):
   >= 40x ``nla.bake``.
 - ``driven bake``: ``bench_bake.run_case("driven")`` (the target turned by a driver of the frame, which the
   sampler evaluates as Blender does), and ``stepped driven bake``: ``run_case("driven-var")`` (the driver also
-  reads a world-transform variable: only Blender evaluates it, the carrier is stepped), 10,000 frames: goal
+  reads a Local Space transform variable: only Blender evaluates it, the carrier is stepped), 10,000 frames: goal
   >= 10x each.
 - ``live preview``: ``bench_live_preview.measure_drag``: per chain per drag update (4 chains) <= 200 µs, and one
   update with 16 chains on one armature <= 3 ms (wall, best of 5 batches; process CPU printed beside it).

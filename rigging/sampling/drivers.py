@@ -1,7 +1,8 @@
 """Drivers of the frame and of F-curve channels, evaluated without stepping a scene.
 
 A scripted driver whose expression Blender runs with its own simple-expression evaluator (no Python), whose
-variables (if any) are Single Property reads of another object's transform channel or float custom property
+variables (if any) are Single Property reads of another object's transform channel or float custom property,
+or Transform Channel reads of another unparented, unconstrained object's location in World or Transform Space
 (:func:`variable_channel`), is a function of the frame and of those channels. When that expression uses only
 numbers, ``frame``, ``pi``, its variables, ``+ - * /`` (division by a non-zero number), ``sin``, ``cos``,
 ``abs``, ``floor`` and ``ceil``, and its F-curve maps the driver's value unchanged (no keys; no modifier, or
@@ -35,6 +36,8 @@ VARIABLE_BOUND = 3.4028235e38
 # The properties a variable may read: an object's transform channel or a float custom property.
 _TRANSFORM_CHANNEL = re.compile(r"(location|rotation_euler|rotation_quaternion|rotation_axis_angle|scale)\[(\d)\]")
 _CUSTOM_PROPERTY = re.compile(r'\["([^"\\]+)"\]')
+# A Transform Channel variable's location axes.
+_LOCATION_AXES = {"LOC_X": 0, "LOC_Y": 1, "LOC_Z": 2}
 
 # Every function returns a float, so every operation is a double one as in C (Python's int arithmetic is exact).
 _FUNCTIONS: dict[str, Callable[[float], float]] = {
@@ -96,12 +99,25 @@ def variable_channel(variable: Any, owner: Any) -> tuple[Any, str, int] | None:
     """The object, data path and index a driver variable reads, when :func:`driver_values` can read it.
 
     Supported: a Single Property variable reading a transform channel (``location[0]``) or a float custom
-    property (``["name"]``) of another object. Whether that object's value is a plain F-curve (or constant) is
-    for the caller to check (:func:`.eligibility.fcurve_only_reason`).
+    property (``["name"]``) of another object, and a Transform Channel variable reading another object's X, Y
+    or Z location (no bone) in World or Transform Space, which is its ``location`` channel when the object has
+    no parent and no acting constraint (Blender adds the zero delta location). Whether that object's value is
+    a plain F-curve (or constant), and for a Transform Channel that it has no parent or constraint, is for the
+    caller to check (:func:`.eligibility.fcurve_only_reason`, ``_evaluable_driver``).
     """
-    if variable.type != "SINGLE_PROP" or not variable.is_name_valid:
+    if not variable.is_name_valid:
         return None
     target = variable.targets[0]
+    if variable.type == "TRANSFORMS":
+        axis = _LOCATION_AXES.get(target.transform_type)
+        obj = target.id
+        # Local Space gives the location in the object's own rotated and scaled axes, not the channel.
+        if (axis is None or obj is None or obj == owner or target.bone_target
+                or target.transform_space not in ("WORLD_SPACE", "TRANSFORM_SPACE")):
+            return None
+        return obj, "location", axis
+    if variable.type != "SINGLE_PROP":
+        return None
     obj = target.id
     if target.id_type != "OBJECT" or obj is None or obj == owner:
         return None

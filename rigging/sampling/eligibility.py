@@ -130,7 +130,8 @@ def _child_of_reason(con: Any, seen: frozenset[str], given: frozenset[str] = fro
 def _evaluable_driver(fcurve: Any, obj: Any, seen: frozenset[str]) -> bool:
     """Whether :mod:`.drivers` evaluates this transform driver of ``obj`` exactly: its expression is in the
     supported subset and every variable reads a channel that is a plain F-curve (or constant) of an object
-    that is itself composable (no cycle back)."""
+    that is itself composable (no cycle back); a Transform Channel variable, of an object with no parent and no
+    constraint."""
     if frame_driver_reason(fcurve, obj) is not None:
         return False
     for var in fcurve.driver.variables:
@@ -139,6 +140,9 @@ def _evaluable_driver(fcurve: Any, obj: Any, seen: frozenset[str]) -> bool:
             return False
         target, path, _index = channel
         if target.name in seen or target.name == obj.name:
+            return False
+        # A Transform Channel's location is the object's own channel only without a parent or constraint.
+        if var.type == "TRANSFORMS" and (target.parent is not None or acting(target.constraints)):
             return False
         if fcurve_only_reason(target, _seen=seen | {obj.name}) is not None:
             return False

@@ -332,10 +332,11 @@ def test_bake_says_which_inputs_need_blenders_evaluation(empty_file: bpy.types.S
     driver.expression = "0.1 * frame"  # of the frame alone: evaluated without stepping (sampling/drivers.py)
     assert rigs.bake(rig, START, END) == {"FINISHED"}
     assert "frame by frame" not in capfd.readouterr().out
-    var = driver.variables.new()  # a world-space transform variable: only Blender evaluates it
+    var = driver.variables.new()  # a local-space transform variable: only Blender evaluates it
     var.type = "TRANSFORMS"
     var.targets[0].id = rig.armature
     var.targets[0].transform_type = "LOC_X"
+    var.targets[0].transform_space = "LOCAL_SPACE"  # in its own axes: only Blender evaluates it
     driver.expression = f"0.1 * frame + {var.name}"
     assert rigs.bake(rig, START, END) == {"FINISHED"}
     lines = [ln for ln in capfd.readouterr().out.splitlines() if "frame by frame" in ln]

@@ -136,9 +136,10 @@ def test_other_drivers_are_stepped(scene: bpy.types.Scene, case: str) -> None:
         key(source, "location", 1, (0.0, 0.0, 0.0))
         key(source, "location", 40, (9.0, 0.0, 0.0))
         var = driver.variables.new()
-        var.type = "TRANSFORMS"  # a world-space transform: only Blender evaluates it
+        var.type = "TRANSFORMS"
         var.targets[0].id = source
         var.targets[0].transform_type = "LOC_X"
+        var.targets[0].transform_space = "LOCAL_SPACE"  # in its own axes: only Blender evaluates it
         driver.expression = f"{var.name} * 0.05"
     elif case == "python":
         driver.expression = "frame * 0.01 + len('ab')"
@@ -173,10 +174,11 @@ def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> Non
     key(source, "location", 1, (0.0, 0.0, 0.0))
     key(source, "location", 40, (9.0, 0.0, 0.0))
     fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
-    var = fc.driver.variables.new()  # a world-space transform variable: the carrier must be stepped
+    var = fc.driver.variables.new()  # a local-space transform variable: the carrier must be stepped
     var.type = "TRANSFORMS"
     var.targets[0].id = source
     var.targets[0].transform_type = "LOC_X"
+    var.targets[0].transform_space = "LOCAL_SPACE"
     fc.driver.expression = f"{var.name} * 0.2 + frame * 0.01"
     grandchild = empty("grandchild")
     grandchild.parent = child
@@ -229,3 +231,75 @@ def test_drivers_reading_fcurve_channels_are_composed(scene: bpy.types.Scene) ->
     # A custom property with its own driver is not read from F-curves.
     source.driver_add('["amount"]').driver.expression = "frame"
     assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
+
+
+@pytest.mark.parametrize("space", ["WORLD_SPACE", "TRANSFORM_SPACE"])
+def test_location_transform_variables_are_composed(scene: bpy.types.Scene, space: str) -> None:
+    """Transform Channel variables reading another object's X, Y and Z location (a control's position, the
+    usual driver of a rig): the object's location channel in World and Transform Space when it has no parent and
+    no constraint, so the driver is evaluated from F-curves, bit for bit what Blender plays; its own rotation and
+    scale (keyed) change nothing."""
+    carrier, child, _follower = build_driven(keyed=False)
+    control = empty("control")
+    control.rotation_mode = "XYZ"
+    for frame, t in ((1, 0.0), (15, 1.0), (40, -0.5)):
+        key(control, "location", frame, (2.0 * t, 0.5 - t, 0.25 * t))
+        key(control, "rotation_euler", frame, (0.3 * t, -0.7 * t, 1.1 * t))
+        key(control, "scale", frame, (1.0 + t, 1.0, 0.5 + t))
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    for name, axis in (("lx", "LOC_X"), ("ly", "LOC_Y"), ("lz", "LOC_Z")):
+        var = fc.driver.variables.new()
+        var.name, var.type = name, "TRANSFORMS"
+        var.targets[0].id, var.targets[0].transform_type, var.targets[0].transform_space = control, axis, space
+    fc.driver.expression = "lx * 0.3 - ly * sin(frame * 0.1) + lz * lz"
+    assert drivers.frame_driver_reason(fc, carrier) is None
+    requests = [(carrier, None), (child, None)]
+    assert sampling.stepped_objects(bpy.context, requests) == {}
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+    sampler = sampling.fcurves.ChannelSampler(FRAMES)
+    try:
+        got = sampler.driven(fc, carrier)
+    finally:
+        sampler.close()
+    for f_i, frame in enumerate(FRAMES.tolist()):
+        scene.frame_set(int(frame))
+        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+
+
+@pytest.mark.parametrize("case", ["parent", "constraint", "bone", "rotation", "local space"])
+def test_other_transform_variables_are_stepped(scene: bpy.types.Scene, case: str) -> None:
+    """Where a Transform Channel is not the object's own location channel (a parent or a constraint moves it,
+    a bone or a rotation is read, Local Space gives the location in the object's own rotated and scaled axes:
+    4.2 reads 3.64 for a location x of 1), Blender evaluates it: stepped."""
+    carrier, child, _follower = build_driven(keyed=False)
+    control = empty("control")
+    key(control, "location", 1, (0.0, 0.0, 0.0))
+    key(control, "location", 40, (2.0, 1.0, 0.0))
+    fc = next(f for f in carrier.animation_data.drivers if f.data_path == "rotation_euler")
+    var = fc.driver.variables.new()
+    var.type = "TRANSFORMS"
+    var.targets[0].id, var.targets[0].transform_type = control, "LOC_X"
+    fc.driver.expression = f"{var.name} * 0.2 + frame * 0.01"
+    if case == "parent":
+        holder = empty("holder")
+        key(holder, "location", 1, (0.0, 0.0, 0.0))
+        key(holder, "location", 40, (0.0, 3.0, 1.0))
+        control.parent = holder
+    elif case == "constraint":
+        control.constraints.new("COPY_LOCATION").target = empty("leader")
+    elif case == "bone":
+        arm = bpy.data.objects.new("arm", bpy.data.armatures.new("arm"))
+        scene.collection.objects.link(arm)
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode="EDIT")
+        bone = arm.data.edit_bones.new("bone")
+        bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+        bpy.ops.object.mode_set(mode="OBJECT")
+        var.targets[0].id, var.targets[0].bone_target = arm, "bone"
+    elif case == "rotation":
+        var.targets[0].transform_type = "ROT_Z"
+    else:
+        control.rotation_euler = (0.3, -0.7, 1.1)
+        var.targets[0].transform_space = "LOCAL_SPACE"
+    assert sampling.stepped_objects(bpy.context, [(carrier, None)]) == {"carrier": "has a driver on rotation_euler"}
+    check_sampling(scene, [(carrier, None), (child, None)], ("AUTO", "SCENE"))

@@ -20,7 +20,7 @@ MIXED = np.array([2.25, 10.5, math.nan, -3.75, 11.0, math.inf, 39.125, 7.0, -mat
 
 def _driven_rig(scene: bpy.types.Scene) -> tuple[bpy.types.Object, str, bpy.types.Object]:
     """An armature keyed in location with a keyed bone, and an Empty turned by a driver reading another Empty's
-    world location (only Blender evaluates it, so every method steps it)."""
+    location in its own axes (Local Space: only Blender evaluates it, so every method steps it)."""
     scene.frame_start, scene.frame_end = 1, 40
     rig = rigs.build_arm(rest_bend_deg=20.0)
     arm = rig.armature
@@ -45,6 +45,7 @@ def _driven_rig(scene: bpy.types.Scene) -> tuple[bpy.types.Object, str, bpy.type
     var.type = "TRANSFORMS"
     var.targets[0].id = source
     var.targets[0].transform_type = "LOC_X"
+    var.targets[0].transform_space = "LOCAL_SPACE"  # in its own axes: only Blender evaluates it
     driver.expression = f"0.05 * frame + {var.name}"
     return arm, bone.name, carrier
 

@@ -166,6 +166,7 @@ def _raced_target(rig: rigs.ArmRig, expression: str) -> bpy.types.Object:
     var.type = "TRANSFORMS"
     var.targets[0].id = rig.armature
     var.targets[0].transform_type = "LOC_X"
+    var.targets[0].transform_space = "LOCAL_SPACE"  # in its own axes: only Blender evaluates it
     driver.expression = expression.format(var=var.name)
     return target
 
