@@ -198,6 +198,24 @@ def test_only_the_inputs_that_need_it_are_stepped(scene: bpy.types.Scene) -> Non
     check_sampling(scene, requests, ("AUTO", "SCENE"))
 
 
+def assert_composed(scene: bpy.types.Scene, fc: bpy.types.FCurve, carrier: bpy.types.Object,
+                    child: bpy.types.Object) -> None:
+    """The carrier's rotation driver ``fc`` is composed from F-curves (nothing stepped), the carrier and its
+    child sample as Blender plays them, and the driven channel is Blender's played value bit for bit."""
+    assert drivers.frame_driver_reason(fc, carrier) is None
+    requests = [(carrier, None), (child, None)]
+    assert sampling.stepped_objects(bpy.context, requests) == {}
+    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
+    sampler = sampling.fcurves.ChannelSampler(FRAMES)
+    try:
+        got = sampler.driven(fc, carrier)
+    finally:
+        sampler.close()
+    for f_i, frame in enumerate(FRAMES.tolist()):
+        scene.frame_set(int(frame))
+        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+
+
 def test_drivers_reading_fcurve_channels_are_composed(scene: bpy.types.Scene) -> None:
     """Single Property variables reading another object's keyed channel, a keyed and an unkeyed float custom
     property, and a channel that is itself driven by the frame: evaluated from F-curves, bit for bit."""
@@ -216,18 +234,7 @@ def test_drivers_reading_fcurve_channels_are_composed(scene: bpy.types.Scene) ->
         var.targets[0].id = source
         var.targets[0].data_path = path
     fc.driver.expression = "x * 0.3 + amount * sin(frame * 0.1) - fixed * sy"
-    assert drivers.frame_driver_reason(fc, carrier) is None
-    requests = [(carrier, None), (child, None)]
-    assert sampling.stepped_objects(bpy.context, requests) == {}
-    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
-    sampler = sampling.fcurves.ChannelSampler(FRAMES)
-    try:
-        got = sampler.driven(fc, carrier)
-    finally:
-        sampler.close()
-    for f_i, frame in enumerate(FRAMES.tolist()):
-        scene.frame_set(int(frame))
-        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+    assert_composed(scene, fc, carrier, child)
     # A custom property with its own driver is not read from F-curves.
     source.driver_add('["amount"]').driver.expression = "frame"
     assert sampling.fcurve_only_reason(carrier) == "has a driver on rotation_euler"
@@ -252,18 +259,7 @@ def test_location_transform_variables_are_composed(scene: bpy.types.Scene, space
         var.name, var.type = name, "TRANSFORMS"
         var.targets[0].id, var.targets[0].transform_type, var.targets[0].transform_space = control, axis, space
     fc.driver.expression = "lx * 0.3 - ly * sin(frame * 0.1) + lz * lz"
-    assert drivers.frame_driver_reason(fc, carrier) is None
-    requests = [(carrier, None), (child, None)]
-    assert sampling.stepped_objects(bpy.context, requests) == {}
-    check_sampling(scene, requests, ("AUTO", "FCURVES", "SCENE"))
-    sampler = sampling.fcurves.ChannelSampler(FRAMES)
-    try:
-        got = sampler.driven(fc, carrier)
-    finally:
-        sampler.close()
-    for f_i, frame in enumerate(FRAMES.tolist()):
-        scene.frame_set(int(frame))
-        assert np.float32(carrier.rotation_euler[1]) == got[f_i], frame
+    assert_composed(scene, fc, carrier, child)
 
 
 @pytest.mark.parametrize("case", ["parent", "constraint", "bone", "rotation", "local space"])
