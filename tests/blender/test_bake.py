@@ -344,3 +344,31 @@ def test_bake_says_which_inputs_need_blenders_evaluation(empty_file: bpy.types.S
     ev = rigs.evaluate(rig, target, FRAMES)
     world_length = rig.length * rig.world_scale
     assert np.linalg.norm(ev.tip_world - ev.target_world, axis=1).max() < 1e-4 * world_length
+
+
+def test_a_control_location_driver_is_composed_and_the_keyed_error_is_what_blender_plays(
+        empty_file: bpy.types.Scene, capfd: pytest.CaptureFixture[str]) -> None:
+    """The target hangs from a carrier whose X is driven by a keyed control's world X (the usual rig driver,
+    composed from F-curves since it reads the control's location channel): nothing is stepped, and on a moving,
+    mirrored rig with frames out of reach the keyed error is the distance Blender plays back."""
+    rig = moving_rig()
+    control = rigs.new_empty("Control")
+    rigs.key_locations(control, FRAMES, np.array([(0.05 * f, 0.0, 0.0) for f in FRAMES]))
+    carrier = rigs.new_empty("Carrier")
+    driver = carrier.driver_add("location", 0).driver
+    var = driver.variables.new()
+    var.name, var.type = "cx", "TRANSFORMS"
+    var.targets[0].id, var.targets[0].transform_type = control, "LOC_X"
+    driver.expression = "cx * 0.5 - 0.3"
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.0 + 0.03 * f, lambda f: 0.2 * f)
+    target.parent = carrier
+    chain = rigs.add_chain(rig, target)
+    chain.target_space, chain.space_object = "OBJECT", carrier
+    capfd.readouterr()
+    assert rigs.bake(rig, START, END) == {"FINISHED"}
+    assert "frame by frame" not in capfd.readouterr().out
+    ev = rigs.evaluate(rig, target, FRAMES)
+    miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
+    world_length = rig.length * rig.world_scale
+    assert miss.max() > 0.05 * world_length, "some frames are out of reach"
+    np.testing.assert_allclose(keyed_error(rig, FRAMES), miss, atol=1e-5 * world_length)
