@@ -18,6 +18,7 @@ from .rig import (
     ChainError,
     ChainRig,
     check_editable,
+    check_pose_position,
     check_shared_bones,
     check_target,
     read_chain,
@@ -45,9 +46,11 @@ def prepare_armature(armature: bpy.types.Object) -> None:
     A batch runs them once per armature (:func:`batch.prepare_batch`).
 
     Raises:
-        ChainError: the armature cannot be edited, or its keys would not land where playback reads them.
+        ChainError: the armature cannot be edited, shows its Rest Position, or its keys would not land where
+            playback reads them.
     """
     check_editable(armature)
+    check_pose_position(armature)
     key_target.check_armature(armature)
 
 

@@ -37,7 +37,7 @@ from bpy.app.handlers import persistent
 
 from . import chain_checks, fk_blend, linked_data, live_solve, posing, reach, sampling
 from .live_cache import ChainPreview, continuing, pose_snapshot, rest_fingerprint, same_pose, settings_fingerprint
-from .rig import ChainError, ChainRig, check_target, read_chain
+from .rig import ChainError, ChainRig, check_pose_position, check_target, read_chain
 
 # fk_blend.preview_key at influence 1 (no FK pose read): the solve is posed as it is.
 _FULL_IK = np.ones(1).tobytes()
@@ -105,7 +105,9 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
                 rig = read_chain(armature, chain)
                 rest = rest_fingerprint(armature, rig)
                 check_target(armature, chain)
-            # The same refusals as the bake: constraints, drivers and scales the solve does not model.
+            # The same refusals as the bake: a rest position; constraints, drivers and scales the solve does not
+            # model.
+            check_pose_position(armature)
             chain_checks.check_chain_inputs(rig, None if shared is None else shared.ik_reach)
             reach.check(rig)
         frame = float(scene.frame_current)

@@ -29,6 +29,8 @@ LINKED = ("'{name}' is linked from a library and not overridden, so it cannot be
           "Library Override > Make (library '{path}')")
 SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: select it, Object > Library Override > "
                    "Make (library '{path}')")
+REST_POSITION = ("'{armature}' shows its Rest Position, where Blender plays no pose (the chains' parents stand at "
+                 "rest and keys do not act): set Pose Position first (Armature Properties > Skeleton)")
 ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
                      "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"

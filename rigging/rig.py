@@ -253,6 +253,20 @@ def check_editable(armature: bpy.types.Object) -> None:
         raise ChainError(problem)
 
 
+def check_pose_position(armature: bpy.types.Object) -> None:
+    """Refuse an armature that shows its Rest Position.
+
+    Blender then plays no pose at all: a solve would place the chains against parents standing at rest, and
+    keys written there would be measured on a rest pose they do not move, so neither the pose nor the error
+    would be the ones played once Pose Position is back.
+
+    Raises:
+        ChainError: naming the armature and the setting.
+    """
+    if armature.data.pose_position != "POSE":
+        raise ChainError(say(msg.REST_POSITION, armature=armature.name))
+
+
 def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.Object]:
     """The objects of ``scene`` (None: the context's), for :func:`check_target`'s test of many chains.
 

@@ -93,6 +93,10 @@ ZH: dict[str, str] = {
     "{label}: target '{target}' is not in scene '{scene}', where Blender never evaluates it: link it into the "
     "scene or pick another target":
         "{label}：目标 '{target}' 不在场景 '{scene}' 中，Blender 在该场景中从不计算它：请把它链接到场景中，或另选目标",
+    "'{armature}' shows its Rest Position, where Blender plays no pose (the chains' parents stand at rest and keys "
+    "do not act): set Pose Position first (Armature Properties > Skeleton)":
+        "'{armature}' 显示的是静置位置，Blender 不播放任何姿态（链的父级停在静置姿态，关键帧不起作用）：请先切换到"
+        "姿态位置（骨架属性 > 骨架）",
     "{label}: pole '{pole}' is not in scene '{scene}', where Blender never evaluates it: link it into the scene "
     "or clear the chain's Pole":
         "{label}：极向目标 '{pole}' 不在场景 '{scene}' 中，Blender 在该场景中从不计算它：请把它链接到场景中，"

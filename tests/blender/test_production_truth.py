@@ -309,12 +309,9 @@ def _noise_on_upper_rotation(rig: rigs.ArmRig) -> None:
     noise.strength, noise.scale = 0.3, 3.0
 
 
-def _rest_position(rig: rigs.ArmRig) -> None:
-    # Blender then plays back the rest pose whatever the keys say (and the sampler must step a scene for it).
-    rig.armature.data.pose_position = "REST"
-
-
-@pytest.mark.parametrize("make", [_noise_on_upper_rotation, _rest_position], ids=["noise-modifier", "rest-position"])
+# A rest position was measured here too until the checks refused it (test_rest_position.py): keys measured on the
+# rest pose were off the playback once Pose Position was back.
+@pytest.mark.parametrize("make", [_noise_on_upper_rotation], ids=["noise-modifier"])
 def test_unanticipated_mismatch_is_keyed_as_played_back_and_warned(empty_file: bpy.types.Scene,
                                                                    capfd: pytest.CaptureFixture[str],
                                                                    make: Callable[[rigs.ArmRig], None]) -> None:

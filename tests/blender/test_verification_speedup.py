@@ -61,21 +61,33 @@ def test_lower_tail_with_a_non_finite_scale_takes_the_full_path(empty_file: bpy.
     assert np.isnan(fast[0][:, 4]).any()
 
 
+def _stepped_and_moved(rig: rigs.ArmRig) -> None:
+    """Blender's playback of the armature is stepped (the bone above the chain takes its keyed location in the
+    armature's axes) and moves the chain off its keys (a user's Noise modifier left on a baked rotation curve).
+
+    The rest position served here until the checks refused it (test_rest_position.py).
+    """
+    rig.armature.data.bones["Root"].use_local_location = False
+    assert rigs.bake(rig, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    noise = rigs.fcurve(rig.armature, rigs.bone_path(rig.upper, "rotation_quaternion"), 0).modifiers.new("NOISE")
+    noise.strength, noise.scale = 0.3, 3.0
+
+
 def test_chains_verified_together_where_only_one_armature_must_be_stepped(
         empty_file: bpy.types.Scene, capfd: pytest.CaptureFixture[str]) -> None:
-    """Baked together, the armature Blender plays in its rest position is measured by stepping (its mismatch
+    """Baked together, the armature Blender's playback must be stepped for is measured by stepping (its mismatch
     warned and keyed as played back) while the other is still composed and true."""
     plain, _plain_chain, plain_target = chain_rig()
-    rest, _rest_chain, rest_target = chain_rig()
-    rest.armature.data.pose_position = "REST"
+    stepped, _stepped_chain, stepped_target = chain_rig()
+    _stepped_and_moved(stepped)
     bake, verification = harness.package("rigging.bake"), harness.package("rigging.verification")
     sampling = harness.package("rigging.sampling")
     assert not sampling.stepped_objects(bpy.context, [(plain.armature, plain.lower)])
-    assert sampling.stepped_objects(bpy.context, [(rest.armature, rest.lower)]), "the rest pose must be stepped"
+    assert sampling.stepped_objects(bpy.context, [(stepped.armature, stepped.lower)]), "the armature must be stepped"
 
     # Measured together (before any key is written), each chain gets what it gets measured alone.
     prepared = bake.prepare(plain.armature, [plain.armature.soft_ik_2d.chains[0]]) + bake.prepare(
-        rest.armature, [rest.armature.soft_ik_2d.chains[0]])
+        stepped.armature, [stepped.armature.soft_ik_2d.chains[0]])
     solutions = bake.solve_chains(bpy.context, prepared, np.array(FRAMES, dtype=np.float64))
     together = verification.measure(bpy.context, prepared, solutions)
     for k in range(2):
@@ -83,16 +95,16 @@ def test_chains_verified_together_where_only_one_armature_must_be_stepped(
         for field in ("error", "tolerance", "deviation", "mismatch"):
             np.testing.assert_array_equal(getattr(together[k], field), getattr(alone, field))
 
-    # One bake of both armatures: Blender's playback is what is keyed, the rest-pose chain alone is warned.
-    rigs.pose_mode_together([plain.armature, rest.armature])
+    # One bake of both armatures: Blender's playback is what is keyed, the stepped chain alone is warned.
+    rigs.pose_mode_together([plain.armature, stepped.armature])
     capfd.readouterr()
     assert bpy.ops.pose.soft_ik_bake(frame_start=FRAMES[0], frame_end=FRAMES[-1]) == {"FINISHED"}
     out = capfd.readouterr().out
     warnings = [line for line in out.splitlines() if line.startswith("Warning:") and MISMATCH in line]
-    assert len(warnings) == 1 and f"'{rest.armature.name}'" in warnings[0], out
+    assert len(warnings) == 1 and f"'{stepped.armature.name}'" in warnings[0], out
     assert assert_true(plain, plain_target).max() <= TOLERANCE
-    miss = assert_true(rest, rest_target)
+    miss = assert_true(stepped, stepped_target)
     assert miss.max() > 100 * TOLERANCE
-    measured, _keyed, _length = playback(rest, rest_target)
+    measured, _keyed, _length = playback(stepped, stepped_target)
     assert np.isfinite(measured).all()
     assert rigs.fcurve(plain.armature, rigs.bone_path(plain.lower, "soft_ik_error")) is not None

@@ -1,0 +1,97 @@
+"""An armature that shows its Rest Position (Armature Properties > Skeleton) is refused by name.
+
+Blender then plays no pose: the chain's animated parent stands at rest and keys do not act. Before this check a
+bake there finished with keys solved against the rest-posed parent, and once Pose Position was back the keyed
+error was off the played-back miss by more than the chain's length (measured 1.34 L on this rig). The Bake,
+Solve, Snap and Live Preview now name the armature and the setting and leave the file as it was; the other
+armatures of a batch are baked, and their keyed error is what Blender plays back.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import harness
+import pytest
+import rigs
+import test_production_truth as truth
+
+WORDS = ["'Rig'", "Rest Position", "Pose Position", "Armature Properties > Skeleton"]
+
+
+def _rest(rig: rigs.ArmRig) -> None:
+    rig.armature.data.pose_position = "REST"
+    bpy.context.view_layer.update()  # the snapshots compare the pose bones' evaluated matrices: at rest already
+
+
+def test_bake_and_solve_refuse_the_rest_position(empty_file: bpy.types.Scene) -> None:
+    rig, _chain, _target = truth.chain_rig()
+    assert rigs.bake(rig, 5, 12) == {"FINISHED"}  # an earlier bake is in the file: its keys must survive
+    _rest(rig)
+    rigs.enter_pose_mode(rig)
+    truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END))
+    bpy.context.scene.frame_set(20)
+    truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_solve())
+    truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_solve(insert_keys=True))
+
+
+def test_a_batch_bakes_the_other_armature_true(empty_file: bpy.types.Scene,
+                                               capfd: pytest.CaptureFixture[str]) -> None:
+    resting, _chain, _target = truth.chain_rig()
+    other = rigs.build_arm("Other", shoulder=(0.4, 4.0))
+    target = rigs.circle_target(other, truth.FRAMES, lambda f: 0.6 + 0.9 * (0.5 + 0.5 * math.sin(f / 4.0)),
+                                lambda f: 0.3 * f, name="Other Target")
+    rigs.add_chain(other, target).softness = 0.0
+    _rest(resting)
+    rigs.pose_mode_together([other.armature, resting.armature])
+    before = {k: v for k, v in rigs.snapshot().items() if k.startswith("Rig")}
+    capfd.readouterr()
+    assert bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "1 of 2" in out and all(word in out for word in WORDS), out
+    rigs.assert_same_snapshot(before, {k: v for k, v in rigs.snapshot().items() if k.startswith("Rig")})
+    truth.assert_true(other, target)
+
+
+def test_snap_refuses_the_rest_position(empty_file: bpy.types.Scene) -> None:
+    rig, _chain, _target = truth.chain_rig()
+    _rest(rig)
+    rigs.enter_pose_mode(rig)
+    bpy.context.scene.frame_set(10)
+    truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_snap_target(insert_keys=True))
+
+
+def test_live_preview_says_so_and_resumes_in_pose_position(empty_file: bpy.types.Scene) -> None:
+    rig, chain, target = truth.chain_rig()
+    rigs.enter_pose_mode(rig)
+    bpy.context.scene.frame_set(10)
+    live_preview = harness.package("rigging.live_preview")
+    rig.armature.soft_ik_2d.live_preview = True
+    try:
+        bpy.context.view_layer.update()
+        assert live_preview.preview_of(rig.armature, chain).solution is not None
+        shoulder = rig.armature.matrix_world @ rig.armature.pose.bones[rig.upper].head
+        _rest(rig)
+        bpy.context.view_layer.update()
+        before = rigs.snapshot()
+        # A drag while the armature is at rest (toward the shoulder: within reach): nothing is posed.
+        target.location = target.location.lerp(shoulder, 0.1)
+        bpy.context.view_layer.update()
+        cached = live_preview.preview_of(rig.armature, chain)
+        assert cached is not None and cached.solution is None
+        for word in WORDS:
+            assert word in cached.message, f"{word!r} missing from {cached.message!r}"
+        after = rigs.snapshot()
+        before.pop(f"{target.name}.matrix_basis"), after.pop(f"{target.name}.matrix_basis")
+        rigs.assert_same_snapshot(before, after)
+        rig.armature.data.pose_position = "POSE"
+        bpy.context.view_layer.update()  # solved and posed in the update's handler
+        bpy.context.view_layer.update()  # the pose evaluated
+        cached = live_preview.preview_of(rig.armature, chain)
+        assert cached is not None and cached.solution is not None and cached.message is None
+        world = rig.armature.matrix_world
+        tail = world @ rig.armature.pose.bones[rig.lower].tail
+        assert (tail - target.matrix_world.translation).length < 1e-4 * rig.length
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
