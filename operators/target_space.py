@@ -8,7 +8,7 @@ from ..rigging import linked_data
 from ..rigging import messages as msg
 from ..rigging.messages import say
 from ..rigging.rig import ChainError, chain_bone_names, declared_parent, space_mismatch
-from ..rigging.rig_dependencies import dependency_on_chain, moved_bones
+from ..rigging.rig_dependencies import at_rest, dependency_on_chain, first_dependency, moved_bones
 from ..rigging.target_parenting import reparent_keep_motion
 from .common import active_chain_poll
 
@@ -65,6 +65,16 @@ class POSE_OT_soft_ik_fix_target_space(bpy.types.Operator):
         if problem is not None:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
+        # The world motion kept is the one played now: from a bone at rest it is not the one played in Pose
+        # Position, and the target's converted keys would not play its motion there.
+        for start, start_bone, role in ((chain.target, "", msg.ROLE_TARGET), (parent, bone, msg.ROLE_SPACE)):
+            resting = None if start is None else first_dependency(start, start_bone, at_rest)
+            if resting is not None:
+                self.report({"ERROR"}, say(msg.INPUT_AT_REST, label=say(msg.CHAIN_LABEL, chain=chain.name,
+                                                                         armature=armature.name),
+                                           role=say(role), name=start.name, bone=resting[1],
+                                           armature=resting[0].name, path=resting[2]))
+                return {"CANCELLED"}
         note = linked_data.ensure_local_action(chain.target, create=False)  # its converted keys must be saved
         if note is not None:
             self.report({"INFO"}, note)

@@ -31,6 +31,9 @@ SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: sel
                    "Make (library '{path}')")
 REST_POSITION = ("'{armature}' shows its Rest Position, where Blender plays no pose (the chains' parents stand at "
                  "rest and keys do not act): set Pose Position first (Armature Properties > Skeleton)")
+ARMATURE_FOLLOWS_REST = ("'{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest Position, "
+                         "where Blender plays no pose: set Pose Position on '{armature}' first (Armature Properties > "
+                         "Skeleton)")
 ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
                      "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"
@@ -53,8 +56,12 @@ TOO_SHORT = ("{label}: bone '{bone}' is too short for this chain: {length:.3g} a
 DEPENDENCY_CYCLE = ("{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: "
                     "it would move with the pose solved for it. Parent or constrain '{name}' to something the chain "
                     "does not move (the bone above the chain, the armature object or the world)")
+INPUT_AT_REST = ("{label}: {role} '{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest "
+                 "Position, where Blender plays no pose: set Pose Position on '{armature}' first (Armature "
+                 "Properties > Skeleton)")
 ROLE_TARGET = "target"
 ROLE_POLE = "pole"
+ROLE_SPACE = "space"
 CYCLE_NODE_BONE = "bone '{bone}' of '{owner}'"
 CYCLE_VIA_PARENT = "parent"
 CYCLE_VIA_CONSTRAINT = "constraint '{constraint}' targets"

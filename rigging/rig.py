@@ -17,7 +17,7 @@ from ..solver.spaces import PLANES, cross
 from . import linked_data
 from . import messages as msg
 from .messages import say
-from .rig_dependencies import dependency_on_chain, moved_bones
+from .rig_dependencies import at_rest, first_dependency, moved_bones
 
 # Rest positions further than this fraction of the chain length from the plane are rejected.
 PLANE_TOLERANCE = 1e-4
@@ -254,17 +254,22 @@ def check_editable(armature: bpy.types.Object) -> None:
 
 
 def check_pose_position(armature: bpy.types.Object) -> None:
-    """Refuse an armature that shows its Rest Position.
+    """Refuse an armature that shows its Rest Position, or whose object hangs from a bone of one that does.
 
     Blender then plays no pose at all: a solve would place the chains against parents standing at rest, and
     keys written there would be measured on a rest pose they do not move, so neither the pose nor the error
     would be the ones played once Pose Position is back.
 
     Raises:
-        ChainError: naming the armature and the setting.
+        ChainError: naming the armature (and the bone it hangs from) and the setting.
     """
     if armature.data.pose_position != "POSE":
         raise ChainError(say(msg.REST_POSITION, armature=armature.name))
+    # Nor may the armature object hang from a bone of another armature at rest (a character on a vehicle rig).
+    found = first_dependency(armature, "", at_rest)
+    if found is not None:
+        owner, bone, path = found
+        raise ChainError(say(msg.ARMATURE_FOLLOWS_REST, name=armature.name, bone=bone, armature=owner.name, path=path))
 
 
 def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.Object]:
@@ -287,7 +292,7 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
         ChainError: no target; the target is the armature itself or not in the scene, or the pole is not;
             Target Space = Object without a Space Object, or a space bone that is not a bone of the space
             armature (Object) or of the armature (Character); the target or pole depends on the chain's own
-            bones (:func:`check_no_cycle`).
+            bones (:func:`check_no_cycle`) or on a bone of an armature shown in its Rest Position.
     """
     target = chain.target
     if target is None:
@@ -311,7 +316,7 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
     if chain.target_space == "CHARACTER" and chain.space_bone and chain.space_bone not in armature.data.bones:
         raise ChainError(say(msg.SPACE_BONE_MISSING, label=_label(armature, chain), bone=chain.space_bone,
                              owner=armature.name))
-    check_no_cycle(armature, chain)
+    _check_inputs(armature, chain, rest=True)
 
 
 def declared_parent(armature: bpy.types.Object,
@@ -402,12 +407,27 @@ def check_no_cycle(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -
     Raises:
         ChainError: naming the target or pole, the bone and the links between them.
     """
+    _check_inputs(armature, chain, rest=False)
+
+
+def _check_inputs(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, *, rest: bool) -> None:
+    """:func:`check_no_cycle`, and with ``rest`` also refuse a target or pole that hangs from a bone of an
+    armature shown in its Rest Position (it stands where the bone rests, not where it plays), in one walk of
+    each one's dependencies."""
     moved = moved_bones(armature, chain_bone_names(armature, chain))
+
+    def wanted(obj: bpy.types.Object, bone: str) -> bool:
+        return (obj == armature and bone in moved) or (rest and at_rest(obj, bone))
+
     for role, obj in ((msg.ROLE_TARGET, chain.target), (msg.ROLE_POLE, chain.pole)):
         if obj is None:
             continue
-        found = dependency_on_chain(armature, moved, obj)
-        if found is not None:
-            bone, path = found
+        found = first_dependency(obj, "", wanted, armature)
+        if found is None:
+            continue
+        owner, bone, path = found
+        if owner == armature and bone in moved:
             raise ChainError(say(msg.DEPENDENCY_CYCLE, label=_label(armature, chain), role=say(role), name=obj.name,
                                  bone=bone, path=path))
+        raise ChainError(say(msg.INPUT_AT_REST, label=_label(armature, chain), role=say(role), name=obj.name,
+                             bone=bone, armature=owner.name, path=path))

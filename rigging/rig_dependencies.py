@@ -1,10 +1,13 @@
 """What a world transform is computed from: the links the dependency-cycle check and the auto-run check walk.
 
 A target or pole whose transform depends, through parents, constraints, drivers or deforming bones, on a bone
-a solve moves would move with the pose solved for it (:func:`rig.check_no_cycle` refuses it).
+a solve moves would move with the pose solved for it (:func:`rig.check_no_cycle` refuses it); one that depends on a
+bone of an armature shown in its Rest Position stands where that bone rests, not where it plays (refused too).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import bpy
 
@@ -132,6 +135,27 @@ def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.
         ``(bone, path)`` for the first such dependency found, the path written as the links from ``start`` to
         the bone (for the message); None when there is none.
     """
+    found = first_dependency(start, start_bone, lambda obj, bone: obj == armature and bone in moved, armature)
+    return None if found is None else (found[1], found[2])
+
+
+def at_rest(obj: bpy.types.Object, bone: str) -> bool:
+    """Whether ``bone`` of ``obj`` stands at rest because its armature shows its Rest Position."""
+    return bool(bone) and obj.type == "ARMATURE" and obj.data.pose_position != "POSE"
+
+
+def first_dependency(start: bpy.types.Object, start_bone: str, wanted: Callable[[bpy.types.Object, str], bool],
+                     armature: bpy.types.Object | None = None) -> tuple[bpy.types.Object, str, str] | None:
+    """The first object or bone the world transform of ``start`` (or of its bone ``start_bone``) depends on,
+    ``start`` included, for which ``wanted(object, bone or "")`` holds.
+
+    Args:
+        armature: the chain's armature, whose object is not walked through: it does not move with its pose.
+
+    Returns:
+        ``(object, bone or "", path)``, the path written as the links from ``start`` to it (for the message);
+        None when there is none.
+    """
     stack: list[tuple[bpy.types.Object, str, list[str]]] = [(start, start_bone, [_node(start, start_bone)])]
     seen: set[tuple[int, str]] = set()
     while stack:
@@ -139,10 +163,10 @@ def dependency_on_chain(armature: bpy.types.Object, moved: set[str], start: bpy.
         if (obj.as_pointer(), bone) in seen:
             continue
         seen.add((obj.as_pointer(), bone))
-        if obj == armature and bone in moved:
-            return bone, " → ".join(path)
+        if wanted(obj, bone):
+            return obj, bone, " → ".join(path)
         if obj == armature and not bone:
-            continue  # the armature object itself does not move with its pose
+            continue
         for source, sub, how in transform_inputs(obj, bone):
             stack.append((source, sub, [*path, f"{how} {_node(source, sub)}"]))
     return None

@@ -93,6 +93,14 @@ ZH: dict[str, str] = {
     "{label}: target '{target}' is not in scene '{scene}', where Blender never evaluates it: link it into the "
     "scene or pick another target":
         "{label}：目标 '{target}' 不在场景 '{scene}' 中，Blender 在该场景中从不计算它：请把它链接到场景中，或另选目标",
+    "'{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest Position, where Blender plays no "
+    "pose: set Pose Position on '{armature}' first (Armature Properties > Skeleton)":
+        "'{name}' 跟随 '{armature}' 的骨骼 '{bone}'（{path}），该骨架显示的是静置位置，Blender 不播放任何"
+        "姿态：请先把 '{armature}' 切换到姿态位置（骨架属性 > 骨架）",
+    "{label}: {role} '{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest Position, where "
+    "Blender plays no pose: set Pose Position on '{armature}' first (Armature Properties > Skeleton)":
+        "{label}：{role} '{name}' 跟随 '{armature}' 的骨骼 '{bone}'（{path}），该骨架显示的是静置位置，"
+        "Blender 不播放任何姿态：请先把 '{armature}' 切换到姿态位置（骨架属性 > 骨架）",
     "'{armature}' shows its Rest Position, where Blender plays no pose (the chains' parents stand at rest and keys "
     "do not act): set Pose Position first (Armature Properties > Skeleton)":
         "'{armature}' 显示的是静置位置，Blender 不播放任何姿态（链的父级停在静置姿态，关键帧不起作用）：请先切换到"
@@ -129,6 +137,7 @@ ZH: dict[str, str] = {
         "请把 '{name}' 的父级或约束改为链不会移动的东西（链上方的骨骼、骨架物体或世界）",
     "target": "目标",
     "pole": "极向目标",
+    "space": "空间",
     "bone '{bone}' of '{owner}'": "'{owner}' 的骨骼 '{bone}'",
     "parent": "父级",
     "constraint '{constraint}' targets": "约束 '{constraint}' 的目标为",

@@ -16,6 +16,7 @@ import harness
 import pytest
 import rigs
 import test_production_truth as truth
+from test_target_space import prop_armature
 
 WORDS = ["'Rig'", "Rest Position", "Pose Position", "Armature Properties > Skeleton"]
 
@@ -95,3 +96,60 @@ def test_live_preview_says_so_and_resumes_in_pose_position(empty_file: bpy.types
         assert (tail - target.matrix_world.translation).length < 1e-4 * rig.length
     finally:
         rig.armature.soft_ik_2d.live_preview = False
+
+
+# --- another armature at rest: what hangs from its bones stands where they rest, not where they play ----------------
+
+
+def _hang_from_handle(obj: bpy.types.Object, prop: bpy.types.Object) -> None:
+    """``obj`` parented to bone 'Handle' of ``prop`` where it stands now (its world place kept)."""
+    world = obj.matrix_world.copy()
+    obj.parent, obj.parent_type, obj.parent_bone = prop, "BONE", "Handle"
+    obj.matrix_world = world
+
+
+@pytest.mark.parametrize("role", ["target", "pole"])
+def test_a_target_or_pole_on_a_bone_at_rest_is_refused(empty_file: bpy.types.Scene, role: str) -> None:
+    rig, chain, target = truth.chain_rig()
+    prop = prop_armature()
+    if role == "pole":
+        chain.pole = rigs.new_empty("Pole")
+        chain.pole.location = (0.5, -0.25, 4.0)
+    hanging = target if role == "target" else chain.pole
+    hanging.animation_data_clear()  # a parent's space: its world place is kept, not its world keys
+    _hang_from_handle(hanging, prop)
+    if role == "target":
+        chain.target_space, chain.space_object, chain.space_bone = "OBJECT", prop, "Handle"
+    prop.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    rigs.enter_pose_mode(rig)
+    words = ["Chain 'Lower' of 'Rig'", f"{role} '{hanging.name}'", "bone 'Handle' of 'Prop'", "Rest Position",
+             "set Pose Position on 'Prop'"]
+    truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END))
+    truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_solve())
+    prop.data.pose_position = "POSE"  # the same setup in Pose Position bakes
+    assert rigs.bake(rig, truth.START, truth.END) == {"FINISHED"}
+
+
+def test_an_armature_on_a_bone_at_rest_is_refused(empty_file: bpy.types.Scene) -> None:
+    rig, _chain, _target = truth.chain_rig()
+    prop = prop_armature()
+    _hang_from_handle(rig.armature, prop)
+    prop.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    rigs.enter_pose_mode(rig)
+    words = ["'Rig' follows bone 'Handle' of 'Prop'", "Rest Position", "set Pose Position on 'Prop'"]
+    truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END))
+
+
+def test_fix_target_space_refuses_a_space_bone_at_rest(empty_file: bpy.types.Scene) -> None:
+    rig, chain, _target = truth.chain_rig()
+    prop = prop_armature()
+    chain.target_space, chain.space_object, chain.space_bone = "OBJECT", prop, "Handle"
+    prop.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    rigs.enter_pose_mode(rig)
+    words = ["Chain 'Lower' of 'Rig'", "space 'Prop'", "bone 'Handle' of 'Prop'", "Rest Position"]
+    truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_fix_target_space())
+    prop.data.pose_position = "POSE"
+    assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
