@@ -31,9 +31,8 @@ SYSTEM_OVERRIDE = ("'{name}' is a system library override, not editable yet: sel
                    "Make (library '{path}')")
 REST_POSITION = ("'{armature}' shows its Rest Position, where Blender plays no pose (the chains' parents stand at "
                  "rest and keys do not act): set Pose Position first (Armature Properties > Skeleton)")
-ARMATURE_FOLLOWS_REST = ("'{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest Position, "
-                         "where Blender plays no pose: set Pose Position on '{armature}' first (Armature Properties > "
-                         "Skeleton)")
+FOLLOWS_REST = ("'{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest Position, where "
+                "Blender plays no pose: set Pose Position on '{armature}' first (Armature Properties > Skeleton)")
 ACTION_MADE_LOCAL = ("The action '{action}' of '{owner}' is linked from '{path}': the keys went into its local copy "
                      "'{copy}', which '{owner}' now plays (later edits of the library's action do not reach it)")
 ACTION_CREATED = "'{owner}' is a library override without an action: the keys went into its new local action '{action}'"

@@ -269,7 +269,7 @@ def check_pose_position(armature: bpy.types.Object) -> None:
     found = first_dependency(armature, "", at_rest)
     if found is not None:
         owner, bone, path = found
-        raise ChainError(say(msg.ARMATURE_FOLLOWS_REST, name=armature.name, bone=bone, armature=owner.name, path=path))
+        raise ChainError(say(msg.FOLLOWS_REST, name=armature.name, bone=bone, armature=owner.name, path=path))
 
 
 def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.Object]:

@@ -4,7 +4,9 @@ Blender then plays no pose: the chain's animated parent stands at rest and keys 
 bake there finished with keys solved against the rest-posed parent, and once Pose Position was back the keyed
 error was off the played-back miss by more than the chain's length (measured 1.34 L on this rig). The Bake,
 Solve, Snap and Live Preview now name the armature and the setting and leave the file as it was; the other
-armatures of a batch are baked, and their keyed error is what Blender plays back.
+armatures of a batch are baked, and their keyed error is what Blender plays back. A target, pole or armature
+object hanging from a bone of an armature at rest stands where the bone rests: Bake and Solve refuse it, and
+Fix Target Space and Pin Target, which keep a world motion measured now, refuse it too.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import harness
 import pytest
 import rigs
 import test_production_truth as truth
+from test_pin import walking_rig
 from test_target_space import prop_armature
 
 WORDS = ["'Rig'", "Rest Position", "Pose Position", "Armature Properties > Skeleton"]
@@ -153,3 +156,14 @@ def test_fix_target_space_refuses_a_space_bone_at_rest(empty_file: bpy.types.Sce
     truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_fix_target_space())
     prop.data.pose_position = "POSE"
     assert bpy.ops.pose.soft_ik_fix_target_space() == {"FINISHED"}
+
+
+def test_pin_refuses_a_target_on_a_bone_at_rest(empty_file: bpy.types.Scene) -> None:
+    rig, target = walking_rig("BONE", "XYZ")  # the target hangs from the arm's root bone
+    rigs.add_chain(rig, target, target_space="CHARACTER").space_bone = rig.parent
+    _rest(rig)
+    rigs.enter_pose_mode(rig)
+    words = ["'Foot' follows bone 'Root' of 'Rig'", "Rest Position", "set Pose Position on 'Rig'"]
+    truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_pin_target(frame_start=20, frame_end=30))
+    rig.armature.data.pose_position = "POSE"
+    assert bpy.ops.pose.soft_ik_pin_target(frame_start=20, frame_end=30) == {"FINISHED"}
