@@ -104,7 +104,7 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             if rig is None or entry.inputs is None or entry.inputs[:2] != (settings, rest):
                 rig = read_chain(armature, chain)
                 rest = rest_fingerprint(armature, rig)
-                check_target(armature, chain)
+                check_target(armature, chain, rest=False)  # a target at rest is posed to as shown: no key
             # The same refusals as the bake: a rest position; constraints, drivers and scales the solve does not
             # model.
             check_pose_position(armature)

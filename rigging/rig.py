@@ -282,11 +282,12 @@ def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.O
 
 
 def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
-                 in_scene: Container[bpy.types.Object] | None = None) -> None:
+                 in_scene: Container[bpy.types.Object] | None = None, *, rest: bool = True) -> None:
     """Refuse a chain whose target cannot drive it.
 
     ``in_scene``: :func:`scene_objects` of the context's scene, when the caller checks many chains (None: read
-    here).
+    here). ``rest``: False lets a target or pole hang from a bone at rest (the Live Preview poses to it as shown
+    and writes no key; it would not see that armature posed or put at rest again before the chain changes).
 
     Raises:
         ChainError: no target; the target is the armature itself or not in the scene, or the pole is not;
@@ -316,7 +317,7 @@ def check_target(armature: bpy.types.Object, chain: bpy.types.PropertyGroup,
     if chain.target_space == "CHARACTER" and chain.space_bone and chain.space_bone not in armature.data.bones:
         raise ChainError(say(msg.SPACE_BONE_MISSING, label=_label(armature, chain), bone=chain.space_bone,
                              owner=armature.name))
-    _check_inputs(armature, chain, rest=True)
+    _check_inputs(armature, chain, rest=rest)
 
 
 def declared_parent(armature: bpy.types.Object,

@@ -167,3 +167,29 @@ def test_pin_refuses_a_target_on_a_bone_at_rest(empty_file: bpy.types.Scene) -> 
     truth.assert_refused(words, lambda: bpy.ops.pose.soft_ik_pin_target(frame_start=20, frame_end=30))
     rig.armature.data.pose_position = "POSE"
     assert bpy.ops.pose.soft_ik_pin_target(frame_start=20, frame_end=30) == {"FINISHED"}
+
+
+def test_live_preview_poses_to_a_target_on_a_bone_at_rest_as_shown(empty_file: bpy.types.Scene) -> None:
+    """No key is written, so the preview reaches the target where it stands (the bake refuses it)."""
+    rig, chain, target = truth.chain_rig()
+    prop = prop_armature()
+    target.animation_data_clear()
+    target.location = (0.9, -0.25, 2.6)
+    _hang_from_handle(target, prop)
+    chain.target_space, chain.space_object, chain.space_bone = "OBJECT", prop, "Handle"
+    prop.data.pose_position = "REST"
+    rigs.enter_pose_mode(rig)
+    bpy.context.scene.frame_set(10)
+    before = {k: v for k, v in rigs.snapshot().items() if ":" in k}  # every key
+    rig.armature.soft_ik_2d.live_preview = True
+    try:
+        bpy.context.view_layer.update()
+        bpy.context.view_layer.update()
+        cached = harness.package("rigging.live_preview").preview_of(rig.armature, chain)
+        assert cached is not None and cached.message is None and cached.solution is not None
+        tail = rig.armature.matrix_world @ rig.armature.pose.bones[rig.lower].tail
+        assert (tail - target.matrix_world.translation).length == pytest.approx(float(cached.solution.error[0]),
+                                                                                abs=1e-4 * rig.length)
+    finally:
+        rig.armature.soft_ik_2d.live_preview = False
+    assert {k: v for k, v in rigs.snapshot().items() if ":" in k} == before
