@@ -15,7 +15,14 @@ from bpy.props import BoolProperty, IntProperty
 from ..rigging import anim_keys, linked_data, sampling
 from ..rigging import messages as msg
 from ..rigging.messages import say
-from ..rigging.rig import ChainError, check_pose_position, check_target, read_chain, space_mismatch
+from ..rigging.rig import (
+    ChainError,
+    check_pose_position,
+    check_posed_parents,
+    check_target,
+    read_chain,
+    space_mismatch,
+)
 from ..solver.snap import bend_sides, snap_pole, snap_target
 from .common import active_chain_poll
 
@@ -145,6 +152,7 @@ class POSE_OT_soft_ik_snap_target(bpy.types.Operator):
             rig = read_chain(armature, chain)
             # The FK pose it snaps to is the evaluated one: at rest, not the animated pose.
             check_pose_position(armature)
+            check_posed_parents(armature)
             check_target(armature, chain)
             mismatch = space_mismatch(armature, chain)
             if mismatch:

@@ -19,6 +19,7 @@ from .rig import (
     ChainRig,
     check_editable,
     check_pose_position,
+    check_posed_parents,
     check_shared_bones,
     check_target,
     read_chain,
@@ -46,11 +47,12 @@ def prepare_armature(armature: bpy.types.Object) -> None:
     A batch runs them once per armature (:func:`batch.prepare_batch`).
 
     Raises:
-        ChainError: the armature cannot be edited, shows its Rest Position, or its keys would not land where
-            playback reads them.
+        ChainError: the armature cannot be edited, shows its Rest Position or hangs from a bone of one that
+            does, or its keys would not land where playback reads them.
     """
     check_editable(armature)
     check_pose_position(armature)
+    check_posed_parents(armature)
     key_target.check_armature(armature)
 
 

@@ -254,18 +254,26 @@ def check_editable(armature: bpy.types.Object) -> None:
 
 
 def check_pose_position(armature: bpy.types.Object) -> None:
-    """Refuse an armature that shows its Rest Position, or whose object hangs from a bone of one that does.
+    """Refuse an armature that shows its Rest Position.
 
     Blender then plays no pose at all: a solve would place the chains against parents standing at rest, and
     keys written there would be measured on a rest pose they do not move, so neither the pose nor the error
     would be the ones played once Pose Position is back.
 
     Raises:
-        ChainError: naming the armature (and the bone it hangs from) and the setting.
+        ChainError: naming the armature and the setting.
     """
     if armature.data.pose_position != "POSE":
         raise ChainError(say(msg.REST_POSITION, armature=armature.name))
-    # Nor may the armature object hang from a bone of another armature at rest (a character on a vehicle rig).
+
+
+def check_posed_parents(armature: bpy.types.Object) -> None:
+    """Refuse an armature object that hangs from a bone of another armature shown in its Rest Position (a
+    character on a vehicle rig): its world place is the bone's rest, not where the bone plays.
+
+    Raises:
+        ChainError: naming the armature, the bone, the links between them and the setting.
+    """
     found = first_dependency(armature, "", at_rest)
     if found is not None:
         owner, bone, path = found
