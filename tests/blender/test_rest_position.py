@@ -35,6 +35,9 @@ def test_bake_and_solve_refuse_the_rest_position(empty_file: bpy.types.Scene) ->
     _rest(rig)
     rigs.enter_pose_mode(rig)
     truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END))
+    # Into a new action, pushed to the NLA: the take it started goes again (the snapshot lists the actions).
+    truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_bake(frame_start=truth.START, frame_end=truth.END,
+                                                                   to_new_action=True, push_to_nla=True))
     bpy.context.scene.frame_set(20)
     truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_solve())
     truth.assert_refused(WORDS, lambda: bpy.ops.pose.soft_ik_solve(insert_keys=True))
