@@ -32,8 +32,7 @@ from . import anim_keys, key_target, linked_data, sampling
 from . import messages as msg
 from .bake import essential_keys
 from .messages import say
-from .rig import ChainError
-from .rig_dependencies import at_rest, first_dependency
+from .rig import ChainError, check_posed_parents
 from .target_parenting import local_channel_values
 
 GROUP = "Object Transforms"
@@ -93,11 +92,7 @@ def _check_target(chain: bpy.types.PropertyGroup, target: bpy.types.Object | Non
     if _has_deltas(target):
         raise ChainError(say(msg.PIN_DELTAS, target=target.name))
     key_target.check_not_shared(target)  # another object playing the same keys would be pinned too
-    # Held still in the world as played now: from a bone at rest, not where it plays in Pose Position.
-    resting = first_dependency(target, "", at_rest)
-    if resting is not None:
-        raise ChainError(say(msg.FOLLOWS_REST, name=target.name, bone=resting[1], armature=resting[0].name,
-                             path=resting[2]))
+    check_posed_parents(target)  # held still as played now: from a bone at rest, not as played in Pose Position
     anim = target.animation_data
     paths = {path for path, _i in _channels(target)}
     if anim is not None:

@@ -267,17 +267,18 @@ def check_pose_position(armature: bpy.types.Object) -> None:
         raise ChainError(say(msg.REST_POSITION, armature=armature.name))
 
 
-def check_posed_parents(armature: bpy.types.Object) -> None:
-    """Refuse an armature object that hangs from a bone of another armature shown in its Rest Position (a
-    character on a vehicle rig): its world place is the bone's rest, not where the bone plays.
+def check_posed_parents(obj: bpy.types.Object) -> None:
+    """Refuse an object that hangs (through parents, constraints or drivers) from a bone of an armature shown in
+    its Rest Position: a chain's armature on a vehicle rig, a pinned target. Its world place is the bone's rest,
+    not where the bone plays.
 
     Raises:
-        ChainError: naming the armature, the bone, the links between them and the setting.
+        ChainError: naming the object, the bone, the links between them and the setting.
     """
-    found = first_dependency(armature, "", at_rest)
+    found = first_dependency(obj, "", at_rest)
     if found is not None:
         owner, bone, path = found
-        raise ChainError(say(msg.FOLLOWS_REST, name=armature.name, bone=bone, armature=owner.name, path=path))
+        raise ChainError(say(msg.FOLLOWS_REST, name=obj.name, bone=bone, armature=owner.name, path=path))
 
 
 def scene_objects(scene: bpy.types.Scene | None = None) -> frozenset[bpy.types.Object]:
