@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,10 @@ from .bake_report import store_report as store_report
 from .chain_solve import ChainSamples, ChainSolution, channel_values
 from .messages import say
 from .rig import ChainRig
+
+# Channels a bake holds at rest over its range when an earlier bake of the chain keyed them and this one does not
+# (a partial re-bake after Stretch or Move Root): what the solve assumes of a channel the chain does not own.
+HELD_PROPS = ("location", "scale")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -200,7 +205,8 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     keep = sol.valid
     every = bool(keep.all())
     # Keys go where playback reads them: the action's own time (NLA tweak mode maps it), scene frames otherwise.
-    if key_target.tweaked_strip(obj) is None:  # scene frames are the action's (key_times would return them)
+    tweaked = key_target.tweaked_strip(obj) is not None
+    if not tweaked:  # scene frames are the action's (key_times would return them)
         frames, start_t, end_t = np.asarray(sol.frames, dtype=np.float64)[keep], float(start), float(end)
     else:
         frames = key_target.key_times(obj, sol.frames)[keep]
@@ -209,7 +215,9 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     channels = owned_channels(rig, modes)
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
-    replaced = _remove_stale_channels(rig, action, handle, channels, start_t, end_t)
+    edges = _baked_sides(obj, anim_keys.find_fcurve(obj, bone_path(rig.bone_names[-1], ERROR_PROP)), start, end,
+                         tweaked)
+    replaced, held, pins = _remove_stale_channels(rig, action, handle, channels, start_t, end_t, edges)
     previous = _previous_rotations(obj, rig.bone_names, modes, start_t)
     lower = pose[rig.bone_names[-1]]
     # The curves animate custom properties: the properties must exist for playback to write them, on the
@@ -218,24 +226,28 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     lower[ERROR_PROP] = 0.0
     lower[FLAGS_PROP] = 0
     obj.update_tag()
-    blocks: list[tuple[ChannelValues, np.ndarray]] = []
+    blocks: list[tuple[ChannelValues, np.ndarray, Sequence[int]]] = []
     for channel in channel_values(rig, sol, modes, previous):
-        blocks.append((channel, channel.values.reshape(len(sol.frames), -1)))
+        rows = channel.values.reshape(len(sol.frames), -1)
+        blocks.append((channel, rows, range(rows.shape[1])))
+    for bone, prop, index in held:  # keyed at rest, recorded as this bake's keys: Clear gives the user's back
+        rest = np.full((len(sol.frames), 1), bake_records.REST_VALUES[prop], dtype=np.float64)
+        blocks.append((ChannelValues(bone, prop, rest), rest, [index]))
     # Every column of the chain in one float32 array, as stored: the essential keys and the verification's known
     # values compare float32 values, and one array costs one mask, one test of the keys needed and one write.
     columns: list[tuple[ChannelValues, int, str]] = []
     smoothing: list[str | None] = []
-    for channel, rows in blocks:
+    for channel, rows, indices in blocks:
         transform = channel.prop not in (ERROR_PROP, FLAGS_PROP)
         shape = interpolation if transform else channel.interpolation
-        columns += [(channel, i, shape) for i in range(rows.shape[1])]
+        columns += [(channel, i, shape) for i in indices]
         final = (final_interpolation or interpolation) if transform else channel.interpolation
         smoothing += [_NEW_CURVE_SMOOTHING.get(final) if end > start else None] * rows.shape[1]
     # One row per curve (each curve's keys contiguous: its mask and its copy for the verification are cheap);
     # ``stored`` is the (frames, curves) view the writing takes.
     by_curve = np.empty((len(columns), len(sol.frames)), dtype=np.float32)
     at = 0
-    for _channel, rows in blocks:
+    for _channel, rows, _indices in blocks:
         by_curve[at:at + rows.shape[1]] = rows.T
         at += rows.shape[1]
     if not every:
@@ -248,14 +260,37 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
     curve_channels = [(channel.bone, channel.prop, i) for channel, i, _shape in columns]
     saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, fcurves, start_t, end_t)
+    for (bone, prop, i), fc in zip(curve_channels, fcurves, strict=True):
+        if any(edges) and (bone, prop, i) not in pins:
+            static = pose[bone][prop] if prop in (ERROR_PROP, FLAGS_PROP) else getattr(pose[bone], prop)[i]
+            pins[(bone, prop, i)] = anim_keys.edge_keys(fc, start_t, end_t, edges, float(static))
     cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
                                   interpolation=[shape for _channel, _i, shape in columns])
     written: list[bake_records.Written] = []
     keyed: dict[int, np.ndarray] = {}
     for (channel, i, shape), fc, co, known in zip(columns, fcurves, cos, by_curve, strict=True):
         keyed[fc.as_pointer()] = known
-        written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape))
-    _record_owned(rig.chain, channels)
+        # The runs the range's edges cut keep playing outside it: their pinning keys are this bake's too.
+        # The frames an earlier bake keyed outside the range keep playing: the keys pinning them are this bake's.
+        kinds = None
+        for side in ([p for p in pins.get((channel.bone, channel.prop, i), ()) if p[0] < start_t],
+                     [p for p in pins.get((channel.bone, channel.prop, i), ()) if p[0] > end_t]):
+            if not side:
+                continue
+            side.sort()
+            kind = "CONSTANT" if side[0][2] == "CONSTANT" else shape
+            pin = anim_keys.write_keys(fc, [p[0] for p in side], [p[1] for p in side], start=side[0][0],
+                                       end=side[-1][0], interpolation=kind)
+            pin_kinds = np.full(len(pin), bake_records.interpolation_value(kind), dtype=np.int32)
+            if kinds is None:
+                kinds = np.full(len(co), bake_records.interpolation_value(shape), dtype=np.int32)
+            before = side[0][0] < start_t
+            co = np.concatenate([pin, co] if before else [co, pin])
+            kinds = np.concatenate([pin_kinds, kinds] if before else [kinds, pin_kinds])
+        if kinds is not None and (kinds == bake_records.interpolation_value(shape)).all():
+            kinds = None
+        written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape, kinds))
+    _record_owned(rig.chain, channels + [(bone_path(bone, prop), index) for bone, prop, index in held])
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, records)
     replaced_keys.store(obj, rig.chain, action, handle, saved)
     return verification.Keyed(times=frames, values=keyed)
@@ -282,27 +317,82 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
 
 
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
-                           channels: Sequence[tuple[str, int]], start: float, end: float) -> list[tuple[str, str, int]]:
+                           channels: Sequence[tuple[str, int]], start: float, end: float, edges: Sequence[float],
+                           ) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]], dict[Any, Any]]:
     """Remove the bake's keys in range from channels an earlier bake owned but this one does not.
 
-    Say the strategy changed: stale scale/location keys would keep acting. Returns those channels as
-    (bone, prop, index).
+    Say the strategy changed: stale scale/location keys would keep acting. The user's keys those bakes replaced
+    there come back (:func:`replaced_keys.give_back`).
+
+    Returns:
+        Those channels as (bone, prop, index), and the ones among them this bake must hold at rest over its
+        range: a location or scale whose curve still has keys (an earlier bake's outside the range, the
+        user's) would play them into the range, which the solve took at rest (:data:`HELD_PROPS`); and the
+        keys that pin those channels' values on the frames just outside the range (``edges``,
+        :func:`anim_keys.edge_keys`), read before their keys in range go.
     """
     obj = rig.armature
     wanted = set(channels)
-    out = []
+    out, held = [], []
+    pins: dict[Any, Any] = {}
     for w in bake_records.recorded_channels(obj, rig.chain, action, handle):
         if (bone_path(w.bone, w.prop), w.index) in wanted:
             continue
         inside = w.co[(w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))]
         fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
+        if fc is not None and w.prop in HELD_PROPS and any(edges):
+            pins[(w.bone, w.prop, w.index)] = anim_keys.edge_keys(fc, start, end, edges)
         if fc is not None and len(inside):
             anim_keys.remove_keys_at(fc, inside, w.interpolation)
             replaced_keys.give_back(obj, rig.chain, action, handle, w.bone, w.prop, w.index, fc, start, end)
             if len(fc.keyframe_points) == 0:
                 bake_records.drop_empty_curve(obj, fc, w.bone, w.prop, w.index)
+                fc = None
+        if fc is not None and w.prop in HELD_PROPS and len(fc.keyframe_points) and w.bone in obj.pose.bones:
+            held.append((w.bone, w.prop, w.index))
         out.append((w.bone, w.prop, w.index))
-    return out
+    return out, held, pins
+
+
+def _baked_sides(obj: bpy.types.Object, error_curve: bpy.types.FCurve | None, start: int, end: int,
+                 tweaked: bool) -> tuple[Sequence[float], Sequence[float]]:
+    """The frames outside the range an earlier bake of the chain keyed, in action time: those before it (going
+    back) and after it (going on), within its error curve's keys.
+
+    Their keyed error promises their pose, so this bake keeps what its curves play there
+    (:func:`anim_keys.edge_keys`); elsewhere outside the range nothing was promised, and no key is added.
+    """
+    if error_curve is None or len(error_curve.keyframe_points) == 0:
+        return (), ()
+    frames = anim_keys.read_keys_attribute(error_curve, "co")[:, 0]
+    low, high = float(frames[0]), float(frames[-1])
+    if not tweaked:
+        # Walked from the range outwards, each side as long as its frames lie within that span (a gap between two
+        # earlier bakes was never keyed: a side starting there is empty).
+        return (range(start - 1, math.ceil(low) - 1, -1) if start - 1 <= high else (),
+                range(end + 1, math.floor(high) + 1) if end + 1 >= low else ())
+    # In NLA tweak mode scene frames map to strip time: the scene frames of the range's own repeat of the strip
+    # (another repeat plays the same strip times), at most _TWEAK_SIDE either side.
+    strip = key_target.tweaked_strip(obj)
+    assert strip is not None
+    period = max(float(strip.action_frame_end - strip.action_frame_start), 1.0) * float(strip.scale)
+    first_frame = float(strip.frame_start) + math.floor((start - float(strip.frame_start)) / period) * period
+    last_frame = min(first_frame + period, float(strip.frame_end))
+    sides: list[list[float]] = []
+    for first, last, step in ((start - 1, max(start - _TWEAK_SIDE, math.ceil(first_frame)), -1),
+                              (end + 1, min(end + _TWEAK_SIDE, math.ceil(last_frame) - 1), 1)):
+        scene = np.arange(first, last + step, step, dtype=np.float64)
+        if len(scene) == 0:
+            sides.append([])
+            continue
+        times = key_target.key_times(obj, scene) * step  # increasing away from the range within one repeat
+        run = np.concatenate([[True], np.diff(times) > 0]) & (times * step >= low) & (times * step <= high)
+        sides.append((times[: len(run) if run.all() else int(np.argmin(run))] * step).tolist())
+    return sides[0], sides[1]
+
+
+# Scene frames either side of the range looked at in NLA tweak mode (a strip repeat is rarely longer).
+_TWEAK_SIDE = 1000
 
 
 def _previous_rotations(obj: bpy.types.Object, bones: Sequence[str], modes: Sequence[str],

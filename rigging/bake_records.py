@@ -18,6 +18,7 @@ Then the user's keys the bakes replaced, saved in the record, are written back (
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,13 +45,25 @@ REST_VALUES: dict[str, float | tuple[float, ...]] = {
 
 @dataclass
 class Written:
-    """The keys one bake wrote on one channel (``co``: float32 (frame, value) pairs as stored)."""
+    """The keys one bake wrote on one channel (``co``: float32 (frame, value) pairs as stored).
+
+    ``interpolation`` is every key's, unless ``kinds`` gives one RNA interpolation value per key: a channel's
+    record holds keys of several bakes, and a reduced bake's Bezier keys may lie beside another bake's linear
+    ones.
+    """
 
     bone: str
     prop: str
     index: int
     co: np.ndarray
     interpolation: str
+    kinds: np.ndarray | None = None
+
+    def key_kinds(self) -> np.ndarray:
+        """One RNA interpolation value per key of ``co``."""
+        if self.kinds is not None:
+            return self.kinds
+        return np.full(len(self.co), interpolation_value(self.interpolation), dtype=np.int32)
 
 
 @dataclass
@@ -59,6 +72,17 @@ class ClearResult:
 
     touched: int = 0  # curves keys were removed from
     messages: list[str] = field(default_factory=list)  # what was kept and why (reported as warnings)
+
+
+@functools.cache
+def interpolation_value(identifier: str) -> int:
+    """The RNA value of a ``Keyframe.interpolation`` identifier (as ``read_keys_attribute`` gives them)."""
+    return int(bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value)
+
+
+def _kinds(channel: Any) -> np.ndarray | None:
+    """A record channel's per-key interpolations, None when its keys all have its ``interpolation``."""
+    return np.array(channel["kinds"], dtype=np.int32) if "kinds" in channel else None
 
 
 _UID_POOL: list[str] = []
@@ -159,9 +183,26 @@ def _set_co(channel: Any, co: np.ndarray) -> None:
     channel["co"] = np.ascontiguousarray(co, dtype=np.float32).ravel()
 
 
-def _outside(co: np.ndarray, start: float, end: float) -> np.ndarray:
+def _outside_mask(co: np.ndarray, start: float, end: float) -> np.ndarray:
     frames = co[:, 0]
-    return co[(frames < np.float32(start)) | (frames > np.float32(end))]
+    return (frames < np.float32(start)) | (frames > np.float32(end))
+
+
+def record_kinds(channel: Any) -> np.ndarray:
+    """One RNA interpolation value per recorded key of a record channel."""
+    kinds = _kinds(channel)
+    if kinds is not None:
+        return kinds
+    return np.full(len(channel["co"]) // 2, interpolation_value(str(channel["interpolation"])), dtype=np.int32)
+
+
+def _set_keys(channel: Any, co: np.ndarray, kinds: np.ndarray) -> None:
+    """A record channel's keys, and their interpolations where they are not all the channel's own."""
+    _set_co(channel, co)
+    if "kinds" in channel:
+        del channel["kinds"]  # replaced whole, as ``co``
+    if len(kinds) and not (kinds == interpolation_value(str(channel["interpolation"]))).all():
+        channel["kinds"] = np.ascontiguousarray(kinds, dtype=np.int32)
 
 
 def recorded_channels(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, action: bpy.types.Action,
@@ -175,7 +216,7 @@ def recorded_channels(armature: bpy.types.Object, chain: bpy.types.PropertyGroup
     out = []
     for channel in records[_key(uid, handle)]["channels"].values():
         out.append(Written(_resolve(by_tag, str(channel["tag"]), str(channel["bone"])), str(channel["prop"]),
-                           int(channel["index"]), _co(channel), str(channel["interpolation"])))
+                           int(channel["index"]), _co(channel), str(channel["interpolation"]), _kinds(channel)))
     return out
 
 
@@ -226,24 +267,35 @@ def record_bake(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, acti
             continue
         ckey = _channel_key(_bone_tag(armature, bone, by_tag, owned), prop, index)
         if ckey in channels:
-            _set_co(channels[ckey], _outside(_co(channels[ckey]), start, end))
+            channel = channels[ckey]
+            kept = _outside_mask(_co(channel), start, end)
+            _set_keys(channel, _co(channel)[kept], record_kinds(channel)[kept])
     tags: dict[str, str] = {}  # a bone's tag is settled by its first _bone_tag call
     for w in written:
         tag = tags.get(w.bone) or tags.setdefault(w.bone, _bone_tag(armature, w.bone, by_tag, owned))
         ckey = _channel_key(tag, w.prop, w.index)
-        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end]
+        new = np.asarray(w.co, dtype=np.float32).reshape(-1, 2)  # sorted, inside [start, end] but for edge pins
         if ckey not in channels:
             # A first bake of the channel (every channel of a fresh chain): the record is created whole.
             channels[ckey] = {"tag": tag, "bone": w.bone, "prop": w.prop, "index": w.index,
                               "interpolation": w.interpolation, "co": np.ascontiguousarray(new).ravel()}
+            if w.kinds is not None:
+                _set_keys(channels[ckey], new, w.kinds)
             continue
         channel = channels[ckey]
+        old, old_kinds = _co(channel), record_kinds(channel)
         channel["bone"], channel["interpolation"] = w.bone, w.interpolation
-        old = _co(channel)
+        new_kinds = w.key_kinds()
         if len(old):
+            # ``new`` may reach past the range by the keys pinning its edges (bake.write_solution).
             frames = old[:, 0]
-            new = np.concatenate([old[frames < np.float32(start)], new, old[frames > np.float32(end)]])
-        _set_co(channel, new)
+            low, high = np.float32(start), np.float32(end)
+            if len(new):
+                low, high = min(low, new[0, 0]), max(high, new[-1, 0])
+            before, after = frames < low, frames > high
+            new = np.concatenate([old[before], new, old[after]])
+            new_kinds = np.concatenate([old_kinds[before], new_kinds, old_kinds[after]])
+        _set_keys(channel, new, new_kinds)
     if record is None:
         records[key] = {"armature": armature.name, "chain": chain.name, "slot": handle,
                         "channels": {k: c for k, c in channels.items() if len(c["co"])}}
@@ -328,7 +380,7 @@ def _clear_record(armature: bpy.types.Object, action: bpy.types.Action, handle: 
         if fc is None:
             unrestored += replaced_keys.drop_saved(armature, record, bone, prop, index)
             continue
-        removed = anim_keys.remove_keys_at(fc, co, str(channel["interpolation"]))
+        removed = anim_keys.remove_keys_at(fc, co, str(channel["interpolation"]), _kinds(channel))
         frames = anim_keys.read_keys_attribute(fc, "co")[:, 0]
         edited += int(np.count_nonzero(np.isin(frames, co[:, 0])))
         touched += removed > 0

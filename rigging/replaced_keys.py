@@ -19,7 +19,6 @@ its key positions: nothing is saved.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -87,13 +86,16 @@ class _Index:
             recorded = np.array(entry["co"], dtype=np.float32).reshape(-1, 2)
             if len(recorded) == 0 or len(co) == 0:
                 continue
+            kinds = bake_records.record_kinds(entry)
             if recorded.shape == co.shape and np.array_equal(recorded, co):
                 match = np.ones(len(co), dtype=bool)  # a whole-range re-bake: the curve is the record
             else:
-                wanted = recorded[np.argsort(recorded[:, 0], kind="stable")]
+                order = np.argsort(recorded[:, 0], kind="stable")
+                wanted = recorded[order]
                 pos = np.clip(np.searchsorted(wanted[:, 0], co[:, 0]), 0, len(wanted) - 1)
                 match = (wanted[pos, 0] == co[:, 0]) & (wanted[pos, 1] == co[:, 1])
-            mine |= match & (interpolation == _interpolation_value(str(entry["interpolation"])))
+                kinds = kinds[order][pos]
+            mine |= match & (interpolation == kinds)
         return mine
 
     def saved_keys(self, channel: Channel) -> Keys | None:
@@ -119,11 +121,6 @@ class _Index:
         ckey = f"{tag}\t{bone if not tag else ''}\t{prop}\t{index}"
         saved[ckey] = {"tag": str(tag), "bone": bone, "prop": prop, "index": index, "keys": _encode(keys)}
         self.saved[channel] = [ckey]
-
-
-@functools.cache
-def _interpolation_value(identifier: str) -> int:
-    return int(bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value)
 
 
 def _take(keys: Keys, mask: np.ndarray) -> Keys:

@@ -38,6 +38,7 @@ from .actions import (
 )
 from .keys import (
     copy_keys,
+    edge_keys,
     read_keys,
     read_keys_attribute,
     remove_keys,
@@ -58,6 +59,7 @@ __all__ = [
     "blends_layers",
     "bone_of_path",
     "copy_keys",
+    "edge_keys",
     "ensure_action",
     "ensure_fcurve",
     "ensure_fcurves",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import bpy
@@ -257,6 +258,50 @@ def _replace_range(fcurve: bpy.types.FCurve, co: np.ndarray, start: float, end: 
     points.handles_recalc()
 
 
+def edge_keys(fcurve: bpy.types.FCurve, start: float, end: float, sides: Sequence[Iterable[float]],
+              static: float = 0.0) -> list[tuple[float, float, str]]:
+    """Keys that keep frames outside ``[start, end]`` playing as now once keys in range are written.
+
+    New keys in range change the segments that reach into it from outside: the segment from the last key
+    before the range now ends at the new first key, a curve extrapolated its first or last key, and a bake keeps
+    one key of a run of equal values (:func:`bake.essential_keys`), so a frame just outside the range is often
+    not keyed even where an earlier bake keyed it. Each side (``sides``: the frames before the range, going
+    back, and after it, going on) is walked from the range outwards until a key is reached; each frame passed
+    gets a key holding what it plays now, the value as Blender evaluates the curve there (``static``, the
+    property's value, on a curve without keys). One key is enough where what follows it is a line or a hold
+    (a linear or constant segment, constant extrapolation); a Bezier segment or linear extrapolation gets one
+    per frame, so every frame keeps its value (between frames the curve is then linear).
+
+    Returns:
+        (frame, value, interpolation) per key: "CONSTANT" where a constant key held the value, else "ANY"
+        (the writer's own). A curve with modifiers gives none (a key under a modifier plays something else).
+    """
+    if len(fcurve.modifiers):
+        return []
+    n = len(fcurve.keyframe_points)
+    if n == 0:
+        return [(float(t), float(static), "ANY") for side in sides for t in itertools.islice(side, 1)]
+    co = read_keys_attribute(fcurve, "co")
+    kinds = read_keys_attribute(fcurve, "interpolation")
+    frames = co[:, 0]
+    constant, linear = _enum_value("interpolation", "CONSTANT"), _enum_value("interpolation", "LINEAR")
+    holds_outside = fcurve.extrapolation == "CONSTANT"
+    out = []
+    for side in sides:
+        for t in side:
+            i = int(np.searchsorted(frames, np.float32(t)))  # the first key at or after the frame
+            if (i < n and frames[i] == np.float32(t)) or (t < start and i < n and frames[i] < np.float32(start)) or (
+                    t > end and i > 0 and frames[i - 1] > np.float32(end)):
+                break  # keyed, or a key between the frame and the range: the rest of this side stays
+            if 0 < i < n and kinds[i - 1] == constant:
+                out.append((float(t), float(co[i - 1, 1]), "CONSTANT"))
+                break
+            out.append((float(t), float(fcurve.evaluate(t)), "ANY"))
+            if (0 < i < n and kinds[i - 1] == linear) or ((i == 0 or i == n) and holds_outside):
+                break
+    return out
+
+
 def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_empty: bool = False) -> int:
     """Remove the keys of ``fcurve`` whose frame lies in ``[start, end]`` (inclusive); returns how many.
 
@@ -273,12 +318,13 @@ def remove_keys(fcurve: bpy.types.FCurve, start: float, end: float, *, remove_em
     return removed
 
 
-def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None = None) -> int:
+def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None = None,
+                   kinds: np.ndarray | None = None) -> int:
     """Remove the keys of ``fcurve`` that are exactly the given ones; returns how many.
 
     A key is removed when it sits at one of the (frame, value) pairs ``co`` (float32, as stored) and, when
-    given, has that interpolation. Every other key keeps every attribute bit for bit, so a key moved or edited
-    since it was written stays.
+    given, has that interpolation (``kinds``: one RNA interpolation value per row of ``co`` instead). Every
+    other key keeps every attribute bit for bit, so a key moved or edited since it was written stays.
     """
     co = np.asarray(co, dtype=np.float32).reshape(-1, 2)
     if len(co) == 0 or len(fcurve.keyframe_points) == 0:
@@ -289,7 +335,9 @@ def remove_keys_at(fcurve: bpy.types.FCurve, co: Any, interpolation: str | None 
     wanted = co[order]
     pos = np.clip(np.searchsorted(wanted[:, 0], have[:, 0]), 0, len(wanted) - 1)
     match = (wanted[pos, 0] == have[:, 0]) & (wanted[pos, 1] == have[:, 1])
-    if interpolation is not None:
+    if kinds is not None:
+        match &= read_keys_attribute(fcurve, "interpolation") == np.asarray(kinds)[order][pos]
+    elif interpolation is not None:
         match &= read_keys_attribute(fcurve, "interpolation") == _enum_value("interpolation", interpolation)
     removed = int(np.count_nonzero(match))
     if removed == len(have):
