@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import bpy
@@ -215,9 +215,18 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     channels = owned_channels(rig, modes)
     action = anim_keys.ensure_action(obj)
     handle = anim_keys.slot_handle(obj)
-    edges = _baked_sides(obj, anim_keys.find_fcurve(obj, bone_path(rig.bone_names[-1], ERROR_PROP)), start, end,
-                         tweaked)
-    replaced, held, pins = _remove_stale_channels(rig, action, handle, channels, start_t, end_t, edges)
+    # The frames outside the range an earlier bake keyed (from the error curve, which this bake writes and finds
+    # anyway: looked up here only when a dropped channel needs them before its keys in range go).
+    error_path = bone_path(rig.bone_names[-1], ERROR_PROP)
+    found: list[tuple[Sequence[float], Sequence[float]]] = []
+
+    def edges_of(error_curve: Any = None) -> tuple[Sequence[float], Sequence[float]]:
+        if not found:
+            curve = error_curve if error_curve is not None else anim_keys.find_fcurve(obj, error_path)
+            found.append(_baked_sides(obj, curve, start, end, tweaked))
+        return found[0]
+
+    replaced, held, pins = _remove_stale_channels(rig, action, handle, channels, start_t, end_t, edges_of)
     previous = _previous_rotations(obj, rig.bone_names, modes, start_t)
     lower = pose[rig.bone_names[-1]]
     # The curves animate custom properties: the properties must exist for playback to write them, on the
@@ -260,8 +269,9 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     # The user's keys in range, before they are replaced: saved with the record for Clear (replaced_keys).
     curve_channels = [(channel.bone, channel.prop, i) for channel, i, _shape in columns]
     saved = replaced_keys.collect(obj, rig.chain, action, handle, curve_channels, fcurves, start_t, end_t)
-    for (bone, prop, i), fc in zip(curve_channels, fcurves, strict=True):
-        if any(edges) and (bone, prop, i) not in pins:
+    edges = edges_of(fcurves[curve_channels.index((rig.bone_names[-1], ERROR_PROP, 0))])
+    for (bone, prop, i), fc in zip(curve_channels, fcurves, strict=True) if any(edges) else ():
+        if (bone, prop, i) not in pins:  # a held channel's were read before its keys in range went
             static = pose[bone][prop] if prop in (ERROR_PROP, FLAGS_PROP) else getattr(pose[bone], prop)[i]
             pins[(bone, prop, i)] = anim_keys.edge_keys(fc, start_t, end_t, edges, float(static))
     cos = anim_keys.write_columns(fcurves, frames, stored, essential_keys(stored), start=start_t, end=end_t,
@@ -273,8 +283,9 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
         # The runs the range's edges cut keep playing outside it: their pinning keys are this bake's too.
         # The frames an earlier bake keyed outside the range keep playing: the keys pinning them are this bake's.
         kinds = None
-        for side in ([p for p in pins.get((channel.bone, channel.prop, i), ()) if p[0] < start_t],
-                     [p for p in pins.get((channel.bone, channel.prop, i), ()) if p[0] > end_t]):
+        kept = pins.get((channel.bone, channel.prop, i)) if pins else None
+        sides = ([p for p in kept if p[0] < start_t], [p for p in kept if p[0] > end_t]) if kept else ()
+        for side in sides:
             if not side:
                 continue
             side.sort()
@@ -317,7 +328,8 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
 
 
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
-                           channels: Sequence[tuple[str, int]], start: float, end: float, edges: Sequence[float],
+                           channels: Sequence[tuple[str, int]], start: float, end: float,
+                           edges_of: Callable[[], tuple[Sequence[float], Sequence[float]]],
                            ) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]], dict[Any, Any]]:
     """Remove the bake's keys in range from channels an earlier bake owned but this one does not.
 
@@ -328,8 +340,8 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
         Those channels as (bone, prop, index), and the ones among them this bake must hold at rest over its
         range: a location or scale whose curve still has keys (an earlier bake's outside the range, the
         user's) would play them into the range, which the solve took at rest (:data:`HELD_PROPS`); and the
-        keys that pin those channels' values on the frames just outside the range (``edges``,
-        :func:`anim_keys.edge_keys`), read before their keys in range go.
+        keys that keep those channels' values on the frames outside the range an earlier bake keyed
+        (``edges_of()``, :func:`anim_keys.edge_keys`), read before their keys in range go.
     """
     obj = rig.armature
     wanted = set(channels)
@@ -340,8 +352,8 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
             continue
         inside = w.co[(w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))]
         fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
-        if fc is not None and w.prop in HELD_PROPS and any(edges):
-            pins[(w.bone, w.prop, w.index)] = anim_keys.edge_keys(fc, start, end, edges)
+        if fc is not None and w.prop in HELD_PROPS and any(edges_of()):
+            pins[(w.bone, w.prop, w.index)] = anim_keys.edge_keys(fc, start, end, edges_of())
         if fc is not None and len(inside):
             anim_keys.remove_keys_at(fc, inside, w.interpolation)
             replaced_keys.give_back(obj, rig.chain, action, handle, w.bone, w.prop, w.index, fc, start, end)

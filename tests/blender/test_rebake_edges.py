@@ -100,19 +100,20 @@ def test_a_held_channel_is_taken_at_rest_by_the_next_bake_too(empty_file: bpy.ty
 
 
 def test_a_user_bezier_segment_into_the_range_keeps_its_baked_frames(empty_file: bpy.types.Scene) -> None:
-    """The user's shoulder keys (Bezier, every third frame) are sampled by an Accept bake; Move Root then owns
-    them over part of the range: the frames between the range and the user's next key keep playing as baked."""
+    """The user's shoulder keys (Bezier, every fifth frame) are sampled by an Accept bake; Move Root then owns
+    them over part of the range: the frames between the range and the user's next key keep playing as baked
+    (two on each side here: one key per frame across a Bezier segment)."""
     rig, chain, target = chain_rig()
     upper = rig.armature.pose.bones[rig.upper]
     rest = np.array(rig.armature.data.bones[rig.upper].matrix_local)[:3, :3]
     u, v, _n = rigs.plane_axes(rig.plane)
-    for f in FRAMES[::3]:
+    for f in FRAMES[::5]:
         upper.location = rest.T @ (0.05 * math.sin(f / 3.0) * u + 0.04 * math.cos(f / 4.0) * v)
         upper.keyframe_insert("location", frame=f)
     before = curves()
     assert rigs.bake(rig, 3, 25) == {"FINISHED"}
     limited(chain, "MOVE_ROOT")
-    assert rigs.bake(rig, 9, 14) == {"FINISHED"}  # the user's keys at 7 and 16 lie outside, 10 and 13 inside
+    assert rigs.bake(rig, 9, 13) == {"FINISHED"}  # the user's keys at 6 and 16 lie outside, 11 inside
     assert_true(rig, target, list(range(3, 26)))
     clear_restores(before)
 
