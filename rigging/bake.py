@@ -368,8 +368,8 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
 
 def _baked_sides(obj: bpy.types.Object, error_curve: bpy.types.FCurve | None, start: int, end: int,
                  tweaked: bool) -> tuple[Sequence[float], Sequence[float]]:
-    """The frames outside the range an earlier bake of the chain keyed, in action time: those before it (going
-    back) and after it (going on), within its error curve's keys.
+    """The frames outside the range up to those an earlier bake of the chain keyed, in action time: those before
+    it (going back) and after it (going on), as far as its error curve's keys reach on that side.
 
     Their keyed error promises their pose, so this bake keeps what its curves play there
     (:func:`anim_keys.edge_keys`); elsewhere outside the range nothing was promised, and no key is added.
@@ -379,10 +379,10 @@ def _baked_sides(obj: bpy.types.Object, error_curve: bpy.types.FCurve | None, st
     frames = anim_keys.read_keys_attribute(error_curve, "co")[:, 0]
     low, high = float(frames[0]), float(frames[-1])
     if not tweaked:
-        # Walked from the range outwards, each side as long as its frames lie within that span (a gap between two
-        # earlier bakes was never keyed: a side starting there is empty).
-        return (range(start - 1, math.ceil(low) - 1, -1) if start - 1 <= high else (),
-                range(end + 1, math.floor(high) + 1) if end + 1 >= low else ())
+        # Walked from the range outwards as far as that span reaches on the side: frames between the range and
+        # an earlier bake's (never keyed) too, as a new curve's extrapolation reaches the earlier frames through them.
+        return (range(start - 1, math.ceil(low) - 1, -1) if low < start else (),
+                range(end + 1, math.floor(high) + 1) if high > end else ())
     # In NLA tweak mode scene frames map to strip time: the scene frames of the range's own repeat of the strip
     # (another repeat plays the same strip times), at most _TWEAK_SIDE either side.
     strip = key_target.tweaked_strip(obj)
@@ -398,7 +398,7 @@ def _baked_sides(obj: bpy.types.Object, error_curve: bpy.types.FCurve | None, st
             sides.append([])
             continue
         times = key_target.key_times(obj, scene) * step  # increasing away from the range within one repeat
-        run = np.concatenate([[True], np.diff(times) > 0]) & (times * step >= low) & (times * step <= high)
+        run = np.concatenate([[True], np.diff(times) > 0]) & (times <= (high if step > 0 else -low))
         sides.append((times[: len(run) if run.all() else int(np.argmin(run))] * step).tolist())
     return sides[0], sides[1]
 

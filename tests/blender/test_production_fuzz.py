@@ -4,16 +4,17 @@ Each seed draws a rig from the features a production character combines: any dra
 rotation modes, a connected or offset lower bone, an animated parent bone, an armature object placed, rotated,
 scaled or mirrored and travelling; a target in WORLD, CHARACTER (the armature or its root bone) or OBJECT space
 (a moving door) that may leave the reach; a pole; softness, joint limits under each strategy, stretch, smoothing,
-a partial IK influence; the user's own keys on the chain's channels, inside and outside the range; one bake or
-two over overlapping ranges with other settings.
+a partial IK influence; the user's own keys on the chain's channels, inside and outside the range; key
+reduction; a bone renamed between bakes; one bake or two over other ranges with other settings; sometimes a
+second character, baked with the first in one batch.
 
 Then, with the truth read from Blender's playback only (``scene.frame_set``, the evaluated pose and
 ``matrix_world``), never from the add-on:
 
-- a bake finishes without warning that playback differs from its solve, and on every baked frame the keyed
+- a chain bakes without a warning that playback differs from its solve, and on every baked frame the keyed
   ``soft_ik_error`` is the played-back distance from the lower bone's tail to the target (within 1e-4 of the
   chain's world length);
-- or it is refused, naming the chain, and the file is unchanged;
+- or it is refused, naming the chain, and its armature is unchanged (the whole file, when no chain baked);
 - Clear then gives back every F-curve as it was before the first bake (every key, every attribute) and the same
   playback of every pose bone on every frame.
 
@@ -49,9 +50,10 @@ class Case:
 
     seed: int
     choices: dict[str, object] = field(default_factory=dict)
+    prefix: str = ""  # the character being drawn, when there are two
 
     def pick(self, name: str, value: object) -> object:
-        self.choices[name] = value
+        self.choices[self.prefix + name] = value
         return value
 
     def __str__(self) -> str:
@@ -64,13 +66,23 @@ def _wave(rng: np.random.Generator, low: float, high: float) -> Callable[[float]
     return lambda f: low + (high - low) * (0.5 + 0.5 * math.sin(f / period + phase))
 
 
-def _build(case: Case, rng: np.random.Generator) -> tuple[rigs.ArmRig, bpy.types.PropertyGroup, bpy.types.Object]:
+@dataclass
+class Character:
+    """One drawn rig and the frames its chain baked."""
+
+    rig: rigs.ArmRig
+    chain: bpy.types.PropertyGroup
+    target: bpy.types.Object
+    baked: set[int] = field(default_factory=set)
+
+
+def _build(case: Case, rng: np.random.Generator, name: str = "Rig") -> Character:
     pick = case.pick
     plane = str(pick("plane", rng.choice(list(rigs.PLANE_AXES))))
     modes = (str(pick("upper_mode", rng.choice(rigs.ROTATION_MODES))),
              str(pick("lower_mode", rng.choice(rigs.ROTATION_MODES))))
     with_parent = bool(pick("parent", rng.random() < 0.7))
-    rig = rigs.build_arm(plane=plane, a=float(rng.uniform(0.6, 1.4)), b=float(rng.uniform(0.5, 1.2)),
+    rig = rigs.build_arm(name, plane=plane, a=float(rng.uniform(0.6, 1.4)), b=float(rng.uniform(0.5, 1.2)),
                          rest_angle_deg=float(rng.uniform(-180.0, 180.0)),
                          rest_bend_deg=float(rng.uniform(-50.0, 50.0)),
                          rolls=tuple(float(r) for r in rng.uniform(-math.pi, math.pi, 3)),  # type: ignore[arg-type]
@@ -143,7 +155,7 @@ def _build(case: Case, rng: np.random.Generator) -> tuple[rigs.ArmRig, bpy.types
         chain.bend = int(pick("bend", int(rng.choice([-1, 1]))))
     _settings(case, rng, chain)
     _user_keys(case, rng, rig)
-    return rig, chain, target
+    return Character(rig, chain, target)
 
 
 def _settings(case: Case, rng: np.random.Generator, chain: bpy.types.PropertyGroup) -> None:
@@ -228,31 +240,47 @@ def _assert_true(rig: rigs.ArmRig, target: bpy.types.Object, frames: list[int], 
     miss, keyed, length = _played_back(rig, target, frames)
     gap = np.abs(miss - keyed) / length
     worst = int(np.argmax(gap))
-    assert gap[worst] <= TOLERANCE, (f"{case}: keyed error {keyed[worst]:.6g} but Blender plays back "
-                                     f"{miss[worst]:.6g} at frame {frames[worst]} ({gap[worst]:.3g} L)")
+    assert gap[worst] <= TOLERANCE, (f"{case}: {rig.armature.name}: keyed error {keyed[worst]:.6g} but Blender "
+                                     f"plays back {miss[worst]:.6g} at frame {frames[worst]} ({gap[worst]:.3g} L)")
 
 
-def _bake(rig: rigs.ArmRig, start: int, end: int, capfd: pytest.CaptureFixture[str], case: Case,
-          rng: np.random.Generator) -> bool:
-    """Bake [start, end]: True when it finished (and did not warn of a mismatch), False when it was refused by
-    name with the file unchanged."""
-    rigs.enter_pose_mode(rig)
+def _own(snapshot: dict[str, object], armature: bpy.types.Object) -> dict[str, object]:
+    """The entries of :func:`rigs.snapshot` about one armature (its curves, pose and chains)."""
+    return {k: v for k, v in snapshot.items() if k.startswith((f"{armature.name}:", f"{armature.name}."))}
+
+
+def _bake(characters: list[Character], start: int, end: int, capfd: pytest.CaptureFixture[str], case: Case,
+          rng: np.random.Generator) -> None:
+    """Bake [start, end] over every character at once (one batch): each chain either bakes, without a warning
+    that playback differs from its solve (its frames join ``baked``), or is refused by name with its armature
+    unchanged (the whole batch: the file unchanged)."""
+    rigs.pose_mode_together([c.rig.armature for c in characters])
     before = rigs.snapshot()
+    ranges = [(c.chain.bake_start, c.chain.bake_end) for c in characters]
     capfd.readouterr()
+    reduction = str(case.pick(f"reduction{start}-{end}", rng.choice(["NONE", "NONE", "TARGET_KEYS", "FIT"])))
     try:
-        reduction = str(case.pick(f"reduction{start}-{end}", rng.choice(["NONE", "NONE", "TARGET_KEYS", "FIT"])))
         result = bpy.ops.pose.soft_ik_bake(frame_start=start, frame_end=end, key_reduction=reduction,
                                            reduction_shape=str(rng.choice(["LINEAR", "BEZIER"])))
     except RuntimeError as err:
         message = str(err)
-        assert f"of '{rig.armature.name}'" in message or rig.armature.name in message, f"{case}: {message}"
+        for c in characters:
+            assert f"of '{c.rig.armature.name}'" in message, f"{case}: {message}"
         rigs.assert_same_snapshot(before, rigs.snapshot())
-        case.pick("refused", message.splitlines()[0][:120])
-        return False
+        case.pick(f"refused{start}-{end}", message.splitlines()[0][:120])
+        return
     out = capfd.readouterr().out
     assert result == {"FINISHED"}, f"{case}: {result}"
     assert MISMATCH not in out, f"{case}: {out}"
-    return True
+    after = rigs.snapshot()
+    for c, old in zip(characters, ranges, strict=True):
+        if (c.chain.bake_start, c.chain.bake_end) == (start, end) and (start, end) != old:
+            c.baked |= set(range(start, end + 1))
+        elif (start, end) != old:  # refused in a batch that baked the other: named, its armature unchanged
+            assert f"of '{c.rig.armature.name}'" in out, f"{case}: {out}"
+            assert _own(before, c.rig.armature) == _own(after, c.rig.armature), str(case)
+            case.pick(f"refused{start}-{end}:{c.rig.armature.name}", True)
+        # else: the range of the chain's last bake again: its frames are counted already (or it never baked)
 
 
 @pytest.mark.parametrize("seed", _seeds())
@@ -260,40 +288,50 @@ def test_random_production_rig_keeps_both_promises(empty_file: bpy.types.Scene, 
                                                    seed: int) -> None:
     rng = np.random.default_rng(seed)
     case = Case(seed)
-    rig, chain, target = _build(case, rng)
+    characters = [_build(case, rng)]
+    if case.pick("second_character", rng.random() < 0.25):  # baked in one batch with the first
+        case.prefix = "rig2."
+        characters.append(_build(case, rng, "Rig2"))
+        case.prefix = ""
     before = _curves(rigs.snapshot())
-    playback = _pose_playback(rig)
+    playback = [_pose_playback(c.rig) for c in characters]
 
     start = int(case.pick("start", int(rng.integers(1, 8))))
     end = int(case.pick("end", int(rng.integers(start + 4, FRAMES[-1] + 1))))
-    baked: set[int] = set()
-    if _bake(rig, start, end, capfd, case, rng):
-        baked |= set(range(start, end + 1))
-        if os.environ.get("SOFT_IK_FUZZ_EACH"):  # debugging: the truth after the first bake too
-            _assert_true(rig, target, sorted(baked), case)
+    _bake(characters, start, end, capfd, case, rng)
+    if os.environ.get("SOFT_IK_FUZZ_EACH"):  # debugging: the truth after the first bake too
+        for c in characters:
+            if c.baked:
+                _assert_true(c.rig, c.target, sorted(c.baked), case)
+    first = characters[0]
     if case.pick("renamed", rng.random() < 0.2):  # renamed between bakes: the records follow the bones
-        rigs.enter_pose_mode(rig)
-        rig.armature.data.bones[rig.lower].name = "Forearm"
-        rig = dataclasses.replace(rig, lower="Forearm")
+        rigs.enter_pose_mode(first.rig)
+        first.rig.armature.data.bones[first.rig.lower].name = "Forearm"
+        first.rig = dataclasses.replace(first.rig, lower="Forearm")
     if case.pick("second_bake", rng.random() < 0.4):
-        chain.softness = float(case.pick("softness2", float(rng.choice([0.0, 0.1]))))
-        chain.limit_strategy = str(case.pick("strategy2", rng.choice(["ACCEPT", "MOVE_ROOT", "STRETCH"])))
+        for n, c in enumerate(characters):
+            case.prefix = "rig2." if n else ""
+            c.chain.softness = float(case.pick("softness2", float(rng.choice([0.0, 0.1]))))
+            c.chain.limit_strategy = str(case.pick("strategy2", rng.choice(["ACCEPT", "MOVE_ROOT", "STRETCH"])))
+        case.prefix = ""
         start2 = int(case.pick("start2", int(rng.integers(1, end))))
         end2 = int(case.pick("end2", int(rng.integers(start2 + 2, FRAMES[-1] + 1))))
-        if _bake(rig, start2, end2, capfd, case, rng):
-            baked |= set(range(start2, end2 + 1))
+        _bake(characters, start2, end2, capfd, case, rng)
 
-    if baked:
-        _assert_true(rig, target, sorted(baked), case)
-
-    if baked:  # refused bakes left the file as it was (checked by _bake): nothing to clear
-        rigs.enter_pose_mode(rig)
+    for c in characters:
+        if c.baked:
+            _assert_true(c.rig, c.target, sorted(c.baked), case)
+    if any(c.baked for c in characters):  # refused bakes left the file as it was (checked by _bake)
+        rigs.pose_mode_together([c.rig.armature for c in characters])
         assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}, str(case)
     # A renamed bone's curves follow it (Blender renames their paths): compare them under the old name.
-    after = {k.replace(f'bones["{rig.lower}"]', 'bones["Lower"]'): v for k, v in _curves(rigs.snapshot()).items()}
+    name = first.rig.armature.name
+    after = {k.replace(f'{name}:pose.bones["{first.rig.lower}"]', f'{name}:pose.bones["Lower"]'): v
+             for k, v in _curves(rigs.snapshot()).items()}
     left = sorted(after.keys() - before.keys())
     assert left == [], f"{case}: curves the bakes created are left: {left}"
     assert sorted(before.keys() - after.keys()) == [], f"{case}: curves that existed are gone"
     changed = sorted(k for k in before if before[k] != after[k])
     assert not changed, f"{case}: curves whose keys changed: {changed}"
-    np.testing.assert_allclose(_pose_playback(rig), playback, atol=1e-6, err_msg=str(case))
+    for c, shown in zip(characters, playback, strict=True):
+        np.testing.assert_allclose(_pose_playback(c.rig), shown, atol=1e-6, err_msg=str(case))

@@ -2,8 +2,9 @@
 
 - Frames an earlier bake keyed outside the new range keep their pose, so their keyed error stays true: a bake
   keeps one key of a run of equal values, and new keys in range would turn such a run into a slope (the first
-  bake's Stretch keys, say); a new Stretch or Move Root curve would extrapolate its first value to frames before
-  the range; a Bezier segment of the user's reaching into the range would bend.
+  bake's Stretch keys, say); a new Stretch or Move Root curve would extrapolate its first or last value over the
+  earlier bake's frames, also across a gap of frames no bake keyed; a Bezier segment of the user's reaching
+  into the range would bend.
 - A channel an earlier bake wrote and this one does not (Stretch, then Accept over part of it) is held at rest
   in the range, as the solve takes it, instead of playing the earlier bake's keys outside the range into it.
 - Clear gives back every curve as it was, also after a reduced (Bezier) bake and a linear one on one channel.
@@ -54,8 +55,9 @@ def limited(chain: bpy.types.PropertyGroup, strategy: str) -> None:
 
 @pytest.mark.parametrize("first, second", [("STRETCH", "ACCEPT"), ("MOVE_ROOT", "ACCEPT"), ("ACCEPT", "STRETCH"),
                                            ("ACCEPT", "MOVE_ROOT"), ("STRETCH", "MOVE_ROOT")])
-@pytest.mark.parametrize("ranges", [((3, 25), (12, 16)), ((3, 25), (1, 10)), ((3, 20), (15, 30))],
-                         ids=["inside", "over-the-start", "over-the-end"])
+@pytest.mark.parametrize("ranges", [((3, 25), (12, 16)), ((3, 25), (1, 10)), ((3, 20), (15, 30)),
+                                    ((10, 20), (1, 5)), ((1, 8), (15, 24))],
+                         ids=["inside", "over-the-start", "over-the-end", "before-a-gap", "after-a-gap"])
 def test_partial_re_bake_with_another_strategy_keeps_every_baked_frame_true(
         empty_file: bpy.types.Scene, first: str, second: str, ranges: tuple[tuple[int, int], ...]) -> None:
     rig, chain, target = chain_rig()
