@@ -5,8 +5,8 @@ rotation modes, a connected or offset lower bone, an animated parent bone, an ar
 scaled or mirrored and travelling; a target in WORLD, CHARACTER (the armature or its root bone) or OBJECT space
 (a moving door) that may leave the reach; a pole; softness, joint limits under each strategy, stretch, smoothing,
 a partial IK influence; the user's own keys on the chain's channels, inside and outside the range; key
-reduction; a bone renamed between bakes; one bake or two over other ranges with other settings; sometimes a
-second character, baked with the first in one batch.
+reduction; a bone renamed between bakes; one bake or two over other ranges with other settings; a Solve with
+Insert Keys on one frame; sometimes a second character, baked with the first in one batch.
 
 Then, with the truth read from Blender's playback only (``scene.frame_set``, the evaluated pose and
 ``matrix_world``), never from the add-on:
@@ -317,6 +317,25 @@ def test_random_production_rig_keeps_both_promises(empty_file: bpy.types.Scene, 
         start2 = int(case.pick("start2", int(rng.integers(1, end))))
         end2 = int(case.pick("end2", int(rng.integers(start2 + 2, FRAMES[-1] + 1))))
         _bake(characters, start2, end2, capfd, case, rng)
+
+    if case.pick("solve_keys", rng.random() < 0.25):  # Solve with Insert Keys on one frame, other settings
+        frame = int(case.pick("solve_frame", int(rng.integers(FRAMES[0], FRAMES[-1] + 1))))
+        for c in characters:
+            c.chain.softness = float(rng.choice([0.0, 0.08]))
+        rigs.pose_mode_together([c.rig.armature for c in characters])
+        bpy.context.scene.frame_set(frame)
+        before_solve = rigs.snapshot()
+        try:
+            assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}, str(case)
+        except RuntimeError as err:
+            rigs.assert_same_snapshot(before_solve, rigs.snapshot())
+            case.pick("solve_refused", str(err).splitlines()[0][:120])
+        else:
+            out = capfd.readouterr().out
+            assert MISMATCH not in out, f"{case}: {out}"
+            for c in characters:
+                if f"of '{c.rig.armature.name}'" not in out:  # a chain refused there is named, its keys kept
+                    c.baked.add(frame)
 
     for c in characters:
         if c.baked:
