@@ -135,7 +135,9 @@ def key_times(armature: bpy.types.Object, frames: np.ndarray) -> np.ndarray:
     at_end = np.isclose(frames, end) & math.isclose(strip.repeat, round(strip.repeat))
     times = np.where(at_end, float(strip.action_frame_end), times)
     order = np.argsort(frames, kind="stable")
-    if np.any(np.diff(times[order]) <= 0):
+    # Two distinct frames on one action time (a second repeat) cannot both be keyed; a frame given twice (a
+    # one-frame range, Solve's [frame, frame]) is one frame.
+    if np.any((np.diff(times[order]) <= 0) & (np.diff(frames[order]) > 0)):
         raise ChainError(say(msg.NLA_REPEATS, armature=armature.name, strip=strip.name, start=first, end=last,
                              period=_frame(period), repeat_start=_frame(start),
                              repeat_end=_frame(start + period - (1 if strip.repeat > 1 else 0))))

@@ -157,3 +157,28 @@ def test_partial_re_bake_in_nla_tweak_mode_keeps_every_baked_frame_true(empty_fi
     keyed = np.array([fc.evaluate(anim.nla_tweak_strip_time_to_scene(f, invert=True)) for f in frames])
     np.testing.assert_allclose(keyed, miss, atol=TOLERANCE * rig.length * rig.world_scale)
     clear_restores(before)
+
+
+def test_solve_with_insert_keys_in_nla_tweak_mode(empty_file: bpy.types.Scene) -> None:
+    """Solve's keys are a bake of one frame, [frame, frame]: in tweak mode that frame given twice used to read as
+    two frames on one strip time (a Python error instead of keys). Its frame is keyed at its strip time, and the
+    baked frames around it keep their truth."""
+    from test_actions_and_clear import nla_rig
+
+    rig, target, _strip = nla_rig()
+    chain = rig.armature.soft_ik_2d.chains[0]
+    before = curves()
+    limited(chain, "STRETCH")
+    assert rigs.bake(rig, 14, 30) == {"FINISHED"}
+    chain.softness = 0.1
+    bpy.context.scene.frame_set(20)
+    rigs.enter_pose_mode(rig)
+    assert bpy.ops.pose.soft_ik_solve(insert_keys=True) == {"FINISHED"}
+    frames = list(range(14, 31))
+    ev = rigs.evaluate(rig, target, frames)
+    miss = np.linalg.norm(ev.tip_world - ev.target_world, axis=1)
+    fc = rigs.fcurve(rig.armature, rigs.bone_path(rig.lower, "soft_ik_error"))
+    anim = rig.armature.animation_data
+    keyed = np.array([fc.evaluate(anim.nla_tweak_strip_time_to_scene(f, invert=True)) for f in frames])
+    np.testing.assert_allclose(keyed, miss, atol=TOLERANCE * rig.length * rig.world_scale)
+    clear_restores(before)
