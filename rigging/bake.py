@@ -280,26 +280,10 @@ def write_solution(rig: ChainRig, sol: ChainSolution, start: int, end: int,
     keyed: dict[int, np.ndarray] = {}
     for (channel, i, shape), fc, co, known in zip(columns, fcurves, cos, by_curve, strict=True):
         keyed[fc.as_pointer()] = known
-        # The runs the range's edges cut keep playing outside it: their pinning keys are this bake's too.
-        # The frames an earlier bake keyed outside the range keep playing: the keys pinning them are this bake's.
-        kinds = None
         kept = pins.get((channel.bone, channel.prop, i)) if pins else None
-        sides = ([p for p in kept if p[0] < start_t], [p for p in kept if p[0] > end_t]) if kept else ()
-        for side in sides:
-            if not side:
-                continue
-            side.sort()
-            kind = "CONSTANT" if side[0][2] == "CONSTANT" else shape
-            pin = anim_keys.write_keys(fc, [p[0] for p in side], [p[1] for p in side], start=side[0][0],
-                                       end=side[-1][0], interpolation=kind)
-            pin_kinds = np.full(len(pin), bake_records.interpolation_value(kind), dtype=np.int32)
-            if kinds is None:
-                kinds = np.full(len(co), bake_records.interpolation_value(shape), dtype=np.int32)
-            before = side[0][0] < start_t
-            co = np.concatenate([pin, co] if before else [co, pin])
-            kinds = np.concatenate([pin_kinds, kinds] if before else [kinds, pin_kinds])
-        if kinds is not None and (kinds == bake_records.interpolation_value(shape)).all():
-            kinds = None
+        kinds = None
+        if kept:
+            co, kinds = _write_edge_keys(fc, kept, co, shape, start_t)
         written.append(bake_records.Written(channel.bone, channel.prop, i, co, shape, kinds))
     _record_owned(rig.chain, channels + [(bone_path(bone, prop), index) for bone, prop, index in held])
     bake_records.record_bake(obj, rig.chain, action, handle, written, start_t, end_t, replaced, records)
@@ -327,10 +311,37 @@ def rekey_channel(rig: ChainRig, bone: str, prop: str, index: int, frames: np.nd
                              [bake_records.Written(bone, prop, index, co, interpolation)], start_t, end_t)
 
 
+EdgeKeys = dict[tuple[str, str, int], list[tuple[float, float, str]]]  # per (bone, prop, index): anim_keys.edge_keys
+
+
+def _write_edge_keys(fcurve: bpy.types.FCurve, keys: list[tuple[float, float, str]], co: np.ndarray, shape: str,
+                     start: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """Write the keys that keep the frames an earlier bake keyed outside the range (:func:`anim_keys.edge_keys`),
+    each side in one write, after the range's own keys ``co`` (interpolation ``shape``).
+
+    They are this bake's keys, with the bake's interpolation (one per recorded channel) unless they hold a constant
+    key's value. ``start``: the range's first frame (action time); the keys lie before it or after the range.
+    Returns the curve's keys written by the bake, in frame order, and their interpolations where they are not all
+    ``shape`` (else None).
+    """
+    kinds = np.full(len(co), anim_keys.interpolation_value(shape), dtype=np.int32)
+    for side in (sorted(k for k in keys if k[0] < start), sorted(k for k in keys if k[0] > start)):
+        if not side:
+            continue
+        kind = "CONSTANT" if side[0][2] == "CONSTANT" else shape
+        written = anim_keys.write_keys(fcurve, [k[0] for k in side], [k[1] for k in side], start=side[0][0],
+                                       end=side[-1][0], interpolation=kind)
+        written_kinds = np.full(len(written), anim_keys.interpolation_value(kind), dtype=np.int32)
+        before = side[0][0] < start
+        co = np.concatenate([written, co] if before else [co, written])
+        kinds = np.concatenate([written_kinds, kinds] if before else [kinds, written_kinds])
+    return co, None if (kinds == anim_keys.interpolation_value(shape)).all() else kinds
+
+
 def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
                            channels: Sequence[tuple[str, int]], start: float, end: float,
                            edges_of: Callable[[], tuple[Sequence[float], Sequence[float]]],
-                           ) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]], dict[Any, Any]]:
+                           ) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]], EdgeKeys]:
     """Remove the bake's keys in range from channels an earlier bake owned but this one does not.
 
     Say the strategy changed: stale scale/location keys would keep acting. The user's keys those bakes replaced
@@ -346,16 +357,17 @@ def _remove_stale_channels(rig: ChainRig, action: bpy.types.Action, handle: int,
     obj = rig.armature
     wanted = set(channels)
     out, held = [], []
-    pins: dict[Any, Any] = {}
+    pins: EdgeKeys = {}
     for w in bake_records.recorded_channels(obj, rig.chain, action, handle):
         if (bone_path(w.bone, w.prop), w.index) in wanted:
             continue
-        inside = w.co[(w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))]
+        in_range = (w.co[:, 0] >= np.float32(start)) & (w.co[:, 0] <= np.float32(end))
+        inside = w.co[in_range]
         fc = anim_keys.find_fcurve(obj, bone_path(w.bone, w.prop), w.index)
         if fc is not None and w.prop in HELD_PROPS and any(edges_of()):
             pins[(w.bone, w.prop, w.index)] = anim_keys.edge_keys(fc, start, end, edges_of())
         if fc is not None and len(inside):
-            anim_keys.remove_keys_at(fc, inside, w.interpolation)
+            anim_keys.remove_keys_at(fc, inside, kinds=w.key_kinds()[in_range])
             replaced_keys.give_back(obj, rig.chain, action, handle, w.bone, w.prop, w.index, fc, start, end)
             if len(fc.keyframe_points) == 0:
                 bake_records.drop_empty_curve(obj, fc, w.bone, w.prop, w.index)

@@ -18,7 +18,6 @@ Then the user's keys the bakes replaced, saved in the record, are written back (
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -63,7 +62,7 @@ class Written:
         """One RNA interpolation value per key of ``co``."""
         if self.kinds is not None:
             return self.kinds
-        return np.full(len(self.co), interpolation_value(self.interpolation), dtype=np.int32)
+        return np.full(len(self.co), anim_keys.interpolation_value(self.interpolation), dtype=np.int32)
 
 
 @dataclass
@@ -72,12 +71,6 @@ class ClearResult:
 
     touched: int = 0  # curves keys were removed from
     messages: list[str] = field(default_factory=list)  # what was kept and why (reported as warnings)
-
-
-@functools.cache
-def interpolation_value(identifier: str) -> int:
-    """The RNA value of a ``Keyframe.interpolation`` identifier (as ``read_keys_attribute`` gives them)."""
-    return int(bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value)
 
 
 def _kinds(channel: Any) -> np.ndarray | None:
@@ -193,7 +186,8 @@ def record_kinds(channel: Any) -> np.ndarray:
     kinds = _kinds(channel)
     if kinds is not None:
         return kinds
-    return np.full(len(channel["co"]) // 2, interpolation_value(str(channel["interpolation"])), dtype=np.int32)
+    value = anim_keys.interpolation_value(str(channel["interpolation"]))
+    return np.full(len(channel["co"]) // 2, value, dtype=np.int32)
 
 
 def _set_keys(channel: Any, co: np.ndarray, kinds: np.ndarray) -> None:
@@ -201,7 +195,7 @@ def _set_keys(channel: Any, co: np.ndarray, kinds: np.ndarray) -> None:
     _set_co(channel, co)
     if "kinds" in channel:
         del channel["kinds"]  # replaced whole, as ``co``
-    if len(kinds) and not (kinds == interpolation_value(str(channel["interpolation"]))).all():
+    if len(kinds) and not (kinds == anim_keys.interpolation_value(str(channel["interpolation"]))).all():
         channel["kinds"] = np.ascontiguousarray(kinds, dtype=np.int32)
 
 

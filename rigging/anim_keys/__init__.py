@@ -39,6 +39,7 @@ from .actions import (
 from .keys import (
     copy_keys,
     edge_keys,
+    interpolation_value,
     read_keys,
     read_keys_attribute,
     remove_keys,
@@ -66,6 +67,7 @@ __all__ = [
     "find_fcurve",
     "find_fcurve_in",
     "find_fcurves",
+    "interpolation_value",
     "iter_fcurves",
     "other_players",
     "played_slots",

@@ -50,6 +50,11 @@ def _enum_value(prop: str, identifier: str) -> int:
     return int(items[identifier].value)
 
 
+def interpolation_value(identifier: str) -> int:
+    """The RNA value of a ``Keyframe.interpolation`` identifier, as :func:`read_keys_attribute` gives them."""
+    return _enum_value("interpolation", identifier)
+
+
 # --- keys ------------------------------------------------------------------------------------------------------
 
 
