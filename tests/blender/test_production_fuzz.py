@@ -34,10 +34,10 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from test_production_truth import MISMATCH, TOLERANCE, playback
+from test_promises_clear import curves
 
 FRAMES = list(range(1, 25))
-TOLERANCE = 1e-4
-MISMATCH = "Blender plays the tip back"
 
 
 def _seeds() -> list[int]:
@@ -227,10 +227,6 @@ def _tweak(rig: rigs.ArmRig, scale: float) -> None:
     assert anim.use_tweak_mode and anim.action == action
 
 
-def _curves(snapshot: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in snapshot.items() if ":" in k}
-
-
 def _pose_playback(rig: rigs.ArmRig) -> np.ndarray:
     scene = bpy.context.scene
     rows = []
@@ -240,32 +236,9 @@ def _pose_playback(rig: rigs.ArmRig) -> np.ndarray:
     return np.array(rows)
 
 
-def _played_back(rig: rigs.ArmRig, target: bpy.types.Object, frames: list[int]) -> tuple[np.ndarray, ...]:
-    """Per frame as Blender plays it: tail-to-target distance, the keyed error, the chain's world length."""
-    scene = bpy.context.scene
-    arm = rig.armature
-    curve = rigs.fcurve(arm, rigs.bone_path(rig.lower, "soft_ik_error"))
-    assert curve is not None, "no soft_ik_error curve"
-    anim = arm.animation_data
-    tweaked = anim is not None and anim.use_tweak_mode
-    miss, keyed, length = [], [], []
-    for f in frames:
-        scene.frame_set(f)
-        world = np.array(arm.matrix_world)
-        pb = arm.pose.bones
-        head, elbow, tail = ((world @ np.append(np.array(p), 1.0))[:3]
-                             for p in (pb[rig.upper].head, pb[rig.lower].head, pb[rig.lower].tail))
-        miss.append(np.linalg.norm(tail - np.array(target.matrix_world.translation)))
-        # In tweak mode the curve plays at the strip time of the frame (Blender does not write an animated custom
-        # property back to the pose bone there).
-        keyed.append(curve.evaluate(anim.nla_tweak_strip_time_to_scene(f, invert=True) if tweaked else f))
-        length.append(np.linalg.norm(elbow - head) + np.linalg.norm(tail - elbow))
-    return np.array(miss), np.array(keyed), np.array(length)
-
-
 def _assert_true(rig: rigs.ArmRig, target: bpy.types.Object, frames: list[int], case: Case) -> None:
     """On every frame, the keyed error is the distance Blender plays back (within TOLERANCE of the chain)."""
-    miss, keyed, length = _played_back(rig, target, frames)
+    miss, keyed, length = playback(rig, target, frames)
     gap = np.abs(miss - keyed) / length
     worst = int(np.argmax(gap))
     assert gap[worst] <= TOLERANCE, (f"{case}: {rig.armature.name}: keyed error {keyed[worst]:.6g} but Blender "
@@ -324,7 +297,7 @@ def test_random_production_rig_keeps_both_promises(empty_file: bpy.types.Scene, 
         case.prefix = ""
     if case.pick("nla_tweak", rng.random() < 0.15):
         _tweak(characters[0].rig, float(case.pick("strip_scale", float(rng.choice([1.0, 1.5, 0.8])))))
-    before = _curves(rigs.snapshot())
+    before = curves(rigs.snapshot())
     playback = [_pose_playback(c.rig) for c in characters]
 
     start = int(case.pick("start", int(rng.integers(1, 8))))
@@ -378,7 +351,7 @@ def test_random_production_rig_keeps_both_promises(empty_file: bpy.types.Scene, 
     # A renamed bone's curves follow it (Blender renames their paths): compare them under the old name.
     name = first.rig.armature.name
     after = {k.replace(f'{name}:pose.bones["{first.rig.lower}"]', f'{name}:pose.bones["Lower"]'): v
-             for k, v in _curves(rigs.snapshot()).items()}
+             for k, v in curves(rigs.snapshot()).items()}
     left = sorted(after.keys() - before.keys())
     assert left == [], f"{case}: curves the bakes created are left: {left}"
     assert sorted(before.keys() - after.keys()) == [], f"{case}: curves that existed are gone"

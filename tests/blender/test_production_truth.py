@@ -62,6 +62,8 @@ def playback(rig: rigs.ArmRig, target: bpy.types.Object,
     miss, keyed, length = [], [], []
     error_curve = rigs.fcurve(arm, rigs.bone_path(rig.lower, "soft_ik_error"))
     assert error_curve is not None, "no soft_ik_error curve"
+    anim = arm.animation_data
+    tweaked = anim is not None and anim.use_tweak_mode
     for f in frames:
         scene.frame_set(f)
         world = np.array(arm.matrix_world)
@@ -71,9 +73,10 @@ def playback(rig: rigs.ArmRig, target: bpy.types.Object,
                              for p in (pb[rig.upper].head, pb[rig.lower].head, pb[rig.lower].tail))
         goal = np.array(target.matrix_world.translation)
         miss.append(np.linalg.norm(tail - goal))
-        # The curve as Blender evaluates it at the frame (modifiers included): an animated custom property of a
-        # pose bone is not written back to the original bone, so it cannot be read from the pose.
-        keyed.append(error_curve.evaluate(f))
+        # The curve as Blender evaluates it at the frame (modifiers included; in NLA tweak mode at the frame's
+        # strip time): an animated custom property of a pose bone is not written back to the original bone, so it
+        # cannot be read from the pose.
+        keyed.append(error_curve.evaluate(anim.nla_tweak_strip_time_to_scene(f, invert=True) if tweaked else f))
         length.append(np.linalg.norm(elbow - head) + np.linalg.norm(tail - elbow))
     return np.array(miss), np.array(keyed), np.array(length)
 
