@@ -233,6 +233,20 @@ def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray
     return np.array(out)
 
 
+def tweak(anim: bpy.types.AnimData, track: bpy.types.NlaTrack, strip: bpy.types.NlaStrip) -> None:
+    """Enter NLA tweak mode on ``strip`` of ``track``, as the NLA editor's Tab does: only it selected, its track
+    active."""
+    action = strip.action
+    for other in anim.nla_tracks:
+        other.select = False
+        for each in other.strips:
+            each.select = False
+    track.select, strip.select = True, True
+    anim.nla_tracks.active = track
+    anim.use_tweak_mode = True
+    assert anim.use_tweak_mode and anim.action == action
+
+
 # --- adding chains the way a user does -------------------------------------------------------------------------
 
 

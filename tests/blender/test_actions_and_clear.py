@@ -354,14 +354,7 @@ def nla_rig() -> tuple[rigs.ArmRig, bpy.types.Object, bpy.types.NlaStrip]:
     target = rigs.circle_target(rig, list(range(1, 101)), lambda f: 0.8 + 1.2 * (0.5 + 0.5 * math.sin(f / 5.0)),
                                 lambda f: 0.15 * f)
     rigs.add_chain(rig, target)
-    for track in anim.nla_tracks:
-        track.select = False
-        for s in track.strips:
-            s.select = False
-    high.select, strip.select = True, True
-    anim.nla_tracks.active = high
-    anim.use_tweak_mode = True
-    assert anim.use_tweak_mode and anim.action == arm_action
+    rigs.tweak(anim, high, strip)
     return rig, target, strip
 
 

@@ -217,14 +217,7 @@ def _tweak(rig: rigs.ArmRig, scale: float) -> None:
     strip.name = "Take"  # 4.5 names a new strip after its action
     anim.action = None
     strip.scale = scale
-    for other in anim.nla_tracks:
-        other.select = False
-        for each in other.strips:
-            each.select = False
-    track.select, strip.select = True, True
-    anim.nla_tracks.active = track
-    anim.use_tweak_mode = True
-    assert anim.use_tweak_mode and anim.action == action
+    rigs.tweak(anim, track, strip)
 
 
 def _pose_playback(rig: rigs.ArmRig) -> np.ndarray:
