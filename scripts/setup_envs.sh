@@ -48,23 +48,48 @@ find_python313() {
   return 1
 }
 
+# A bpy env takes about 1 GB installed, and pip needs as much again while it unpacks the wheel. A full disk
+# used to break an install half-way (a bpy without its libtbb) and stop the set-up, so every env after it was
+# missing too; now the space is checked first, and each env is tried whatever happened to the one before.
+NEED_MB=2500
+
+free_mb() { df -Pm "$1" | awk 'NR == 2 {print $4}'; }
+
 make_env() {  # name, python, stamp contents (the package list), packages...
   local dir="$root/.venvs/$1" python="$2"; shift 2
-  local spec="$*"
+  local spec="$*" free
   if [ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$spec" ]; then return 0; fi
   echo "setting up $dir ($spec)" >&2
   rm -rf "$dir"
+  mkdir -p "$root/.venvs"
+  free="$(free_mb "$root/.venvs")"
+  if [ "$free" -lt "$NEED_MB" ]; then
+    echo "cannot set up $dir: only ${free} MB free on the disk of $root/.venvs, and an env needs about" \
+      "$NEED_MB MB while it installs. Free some space (old clones, /tmp) and run this again." >&2
+    return 1
+  fi
   "$python" -m venv "$dir"
-  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check $spec
+  if ! "$dir/bin/python" -m pip install --quiet --disable-pip-version-check $spec; then
+    echo "cannot set up $dir: pip failed to install $spec (${free} MB were free before; now" \
+      "$(free_mb "$root/.venvs") MB). The half-made env is removed; run this again." >&2
+    rm -rf "$dir"
+    return 1
+  fi
   echo "$spec" > "$dir/.stamp"
 }
 
+failed=()
 for w in "${want[@]}"; do
   case "$w" in
-    dev) make_env dev "$py" $DEV_TOOLS ;;
-    plots) make_env plots "$py" $PLOT_TOOLS ;;
-    4.2|4.5|5.0) make_env "bpy-$w" "$py" ${BPY[$w]} $TEST_TOOLS ;;
-    5.2|5.3) py313="$(find_python313)" || exit 1; make_env "bpy-$w" "$py313" ${BPY[$w]} $TEST_TOOLS ;;
+    dev) make_env dev "$py" $DEV_TOOLS || failed+=("$w") ;;
+    plots) make_env plots "$py" $PLOT_TOOLS || failed+=("$w") ;;
+    4.2|4.5|5.0) make_env "bpy-$w" "$py" ${BPY[$w]} $TEST_TOOLS || failed+=("$w") ;;
+    5.2|5.3) if py313="$(find_python313)"; then make_env "bpy-$w" "$py313" ${BPY[$w]} $TEST_TOOLS || failed+=("$w")
+             else failed+=("$w"); fi ;;
     *) echo "unknown environment: $w" >&2; exit 2 ;;
   esac
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "set-up failed for: ${failed[*]} (the messages above say why)" >&2
+  exit 1
+fi

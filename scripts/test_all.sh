@@ -47,6 +47,7 @@ run_stage() {
   if [ "$rc" -eq 0 ]; then results+=(PASS); else results+=("FAIL(rc=$rc)"); fi
 }
 
+echo "disk: $(df -Pm . | awk 'NR == 2 {print $4}') MB free where the envs go (the set-up needs about 2.5 GB for each env it makes)"
 run_stage setup check bash scripts/setup_envs.sh
 
 dev=.venvs/dev/bin
