@@ -10,9 +10,10 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.wm_utils.progress_report import ProgressReport
 
-from ..rigging import bake, bake_records, linked_data, posing, reduced_bake, sampling, takes
+from ..rigging import bake, bake_records, chain_order, linked_data, posing, reduced_bake, sampling, takes
 from ..rigging import messages as msg
-from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch
+from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch, solve_batch_posed
+from ..rigging.chain_solve import ChainSolution
 from ..rigging.messages import say
 from ..rigging.rig import ChainError, ChainRig
 from .common import armature_poll, chains_with, selected_armatures
@@ -85,23 +86,45 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         if batch is None:
             return {"CANCELLED"}
         frame = context.scene.frame_current
-        solutions = solve_batch(context, batch, np.array([float(frame)]))
-        if not batch.rigs:
+        # Level by level (chain_order): a chain under another's solved bones is sampled once those are posed.
+        order, loops = chain_order.levels(batch.rigs)
+        for message in loops:
+            batch.refuse(message)
+        rigs: list[ChainRig] = []
+        solutions: list[ChainSolution] = []
+        warnings: list[str] = []
+        for level in order:
+            part = Batch(rigs=level)
+            if self.insert_keys or level is order[0]:
+                found = solve_batch(context, part, np.array([float(frame)]))
+            else:  # the levels before were posed without keys: read the pose, not the keys
+                found = solve_batch_posed(context, part, frame)
+            for message in part.refused:
+                batch.refuse(message)
+            if not part.rigs:
+                continue
+            if self.insert_keys:
+                _local_actions(self, _armatures_of(part.rigs))
+                keyed = [bake.write_solution(rig, sol, frame, frame) for rig, sol in zip(part.rigs, found,
+                                                                                           strict=True)]
+                # The keyed error is what Blender plays back from the new keys, as in a bake.
+                checked = bake.verify_written(context, part.rigs, found, frame, frame, keyed)
+                found = [sol for sol, _warning in checked]
+                warnings += [warning for _sol, warning in checked if warning]
+            for rig, sol in zip(part.rigs, found, strict=True):
+                posing.apply_frame(rig, sol, 0)
+            if level is not order[-1]:
+                context.view_layer.update()  # the next level samples the pose just given
+            rigs += part.rigs
+            solutions += found
+        batch.rigs = rigs
+        if not rigs:
             self.report({"ERROR"}, batch.report(msg.BATCH_NOT_SOLVED))
             return {"CANCELLED"}
-        warnings: list[str] = []
-        if self.insert_keys:
-            _local_actions(self, _armatures_of(batch.rigs))
-            keyed = [bake.write_solution(rig, sol, frame, frame) for rig, sol in zip(batch.rigs, solutions,
-                                                                                       strict=True)]
-            # The keyed error is what Blender plays back from the new keys, as in a bake.
-            checked = bake.verify_written(context, batch.rigs, solutions, frame, frame, keyed)
-            solutions = [sol for sol, _warning in checked]
-            warnings = [warning for _sol, warning in checked if warning]
-        for rig, sol in zip(batch.rigs, solutions, strict=True):
-            posing.apply_frame(rig, sol, 0)
         worst = max(float(s.error[0]) for s in solutions)
         self.report({"INFO"}, say(msg.SOLVED, count=len(batch.rigs), frame=frame, error=worst))
+        if self.insert_keys:
+            warnings += chain_order.stale_dependents(rigs, frame, frame)
         for warning in warnings:
             self.report({"WARNING"}, warning)
         if batch.refused:
@@ -195,41 +218,40 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             return {"CANCELLED"}
         frames = np.arange(start, end + 1, dtype=np.float64)
         stepped: dict[str, str] = {}  # the inputs the sampling steps a scene for, as it chose them
+        # A chain whose inputs move with another chain's solve (a hand chain under a solved forearm) is sampled
+        # after that chain's keys are written (and reduced): one pass per level, one level on most rigs.
+        order, loops = chain_order.levels(batch.rigs)
+        for message in loops:
+            batch.refuse(message)
+        rigs: list[ChainRig] = []
+        verified: list[tuple[ChainSolution, str | None]] = []
+        reductions: list[reduced_bake.Reduction] = []
+        records = bake_records.RecordsPass()
         with ProgressReport(context.window_manager) as progress, sampling.listen() as heard:
-            progress.enter_substeps(2, say(msg.BAKING, start=start, end=end))
-            solutions = solve_batch(context, batch, frames, stepped)
-            if not batch.rigs:
-                self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
-                return {"CANCELLED"}
-            rigs = batch.rigs
-            baked.extend(_armatures_of(rigs))
-            progress.step()
-            _local_actions(self, _armatures_of(rigs))
-            # A step per armature written, shown at most every PROGRESS_INTERVAL: an update costs a console line
-            # (~35 µs), more than writing a small chain, and a crowd bake is over before a person sees one.
-            progress.enter_substeps(len(baked))
-            keyed = []
-            records = bake_records.RecordsPass()
-            final = self.reduction_shape if self.key_reduction != "NONE" else None
-            pending, shown = 0, time.perf_counter()
-            for i, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
-                keyed.append(bake.write_solution(rig, sol, start, end, records=records, final_interpolation=final))
-                if i + 1 == len(rigs) or rigs[i + 1].armature != rig.armature:
-                    pending += 1
-                    if time.perf_counter() - shown >= PROGRESS_INTERVAL:
-                        progress.step(nbr=pending)
-                        pending, shown = 0, time.perf_counter()
+            progress.enter_substeps(2 * len(order), say(msg.BAKING, start=start, end=end))
+            for level in order:
+                part = Batch(rigs=level)
+                solutions = solve_batch(context, part, frames, stepped)
+                for message in part.refused:
+                    batch.refuse(message)
+                progress.step()
+                if part.rigs:
+                    baked.extend(arm for arm in _armatures_of(part.rigs) if arm not in baked)
+                    done, cut = self._write_level(context, part.rigs, solutions, start, end, records, progress)
+                    rigs += part.rigs
+                    verified += done
+                    reductions += cut
+                progress.step()
             progress.leave_substeps()
-            # What Blender plays back from the new keys; the error curve and report carry the measured truth.
-            reports = []
-            verified, reductions = reduced_bake.reduce_written(
-                context, rigs, bake.verify_written(context, rigs, solutions, start, end, keyed), start, end,
-                self.key_reduction, self.reduction_tolerance, self.reduction_shape)
-            for rig, (sol, warning) in zip(rigs, verified, strict=True):
-                reports.append(bake.store_report(rig, sol, start, end))
-                if warning:
-                    reports[-1].warnings.append(warning)
-            progress.leave_substeps()
+        batch.rigs = rigs
+        if not rigs:
+            self.report({"ERROR"}, batch.report(msg.BATCH_NOT_BAKED))
+            return {"CANCELLED"}
+        reports = []
+        for rig, (sol, warning) in zip(rigs, verified, strict=True):
+            reports.append(bake.store_report(rig, sol, start, end))
+            if warning:
+                reports[-1].warnings.append(warning)
         for take in taken:
             if take.armature not in baked:
                 continue
@@ -248,9 +270,36 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
             # Why a bake is slower than usual, so a TD can see what to simplify.
             self.report({"INFO"}, say(msg.STEPPED_INPUTS, objects=", ".join(f"'{name}'" for name in stepped)))
         _report_races(self, heard)
+        for warning in chain_order.stale_dependents(rigs, start, end):
+            self.report({"WARNING"}, warning)
         if batch.refused:
             self.report({"WARNING"}, batch.report(msg.BATCH_NOT_BAKED))
         return {"FINISHED"}
+
+    def _write_level(self, context: bpy.types.Context, rigs: list[ChainRig], solutions: list[ChainSolution],
+                     start: int, end: int, records: bake_records.RecordsPass, progress: ProgressReport
+                     ) -> tuple[list[tuple[ChainSolution, str | None]], list[reduced_bake.Reduction]]:
+        """Write, verify and reduce the keys of one level's chains; returns each chain's verified solution with
+        its warning, and what the reduction kept."""
+        _local_actions(self, _armatures_of(rigs))
+        # A step per armature written, shown at most every PROGRESS_INTERVAL: an update costs a console line
+        # (~35 µs), more than writing a small chain, and a crowd bake is over before a person sees one.
+        progress.enter_substeps(len(_armatures_of(rigs)))
+        keyed = []
+        final = self.reduction_shape if self.key_reduction != "NONE" else None
+        pending, shown = 0, time.perf_counter()
+        for i, (rig, sol) in enumerate(zip(rigs, solutions, strict=True)):
+            keyed.append(bake.write_solution(rig, sol, start, end, records=records, final_interpolation=final))
+            if i + 1 == len(rigs) or rigs[i + 1].armature != rig.armature:
+                pending += 1
+                if time.perf_counter() - shown >= PROGRESS_INTERVAL:
+                    progress.step(nbr=pending)
+                    pending, shown = 0, time.perf_counter()
+        progress.leave_substeps()
+        # What Blender plays back from the new keys; the error curve and report carry the measured truth.
+        return reduced_bake.reduce_written(
+            context, rigs, bake.verify_written(context, rigs, solutions, start, end, keyed), start, end,
+            self.key_reduction, self.reduction_tolerance, self.reduction_shape)
 
 
 class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import bake, chain_checks
+from . import bake, chain_checks, chain_solve, fk_blend, live_solve
 from . import messages as msg
 from .chain_solve import ChainSolution
 from .messages import say
@@ -91,6 +91,32 @@ def solve_batch(context: bpy.types.Context, batch: Batch, frames: np.ndarray,
             batch.refuse(str(err))
             continue
         rigs.append(rig)
+    batch.rigs = rigs
+    return solutions
+
+
+def solve_batch_posed(context: bpy.types.Context, batch: Batch, frame: int) -> list[ChainSolution]:
+    """Solve the batch's chains at ``frame`` from the pose as it stands (the evaluated depsgraph), not from keys.
+
+    For the later levels of a Solve without keys (:mod:`chain_order`): the bones an earlier level posed have no
+    keys for that pose, and sampling their curves would solve against the pose they had. A chain that cannot be
+    solved is moved to the refused ones, as in :func:`solve_batch`.
+    """
+    depsgraph = context.evaluated_depsgraph_get()
+    frames = np.array([float(frame)])
+    fps = context.scene.render.fps / context.scene.render.fps_base
+    rigs, solutions = [], []
+    for rig in batch.rigs:
+        try:
+            reads = live_solve.read_inputs(rig, depsgraph, float(frame))
+            chain_checks.check_parent_scale(rig, *reads.parent_samples(), frames)
+            raw = chain_solve.solve_chains([rig], frames, [reads.samples()], fps=fps, sensitivity=False,
+                                           solved_targets=False)[0]
+        except ChainError as err:
+            batch.refuse(str(err))
+            continue
+        rigs.append(rig)
+        solutions.append(fk_blend.blend(rig, raw))
     batch.rigs = rigs
     return solutions
 

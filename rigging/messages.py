@@ -55,6 +55,11 @@ TOO_SHORT = ("{label}: bone '{bone}' is too short for this chain: {length:.3g} a
 DEPENDENCY_CYCLE = ("{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: "
                     "it would move with the pose solved for it. Parent or constrain '{name}' to something the chain "
                     "does not move (the bone above the chain, the armature object or the world)")
+CHAIN_ORDER_LOOP = ("{label} moves with the solve of {other} ({path}), which moves with this chain's in turn, so "
+                    "neither can be solved first. Give one of them a target and parents the other does not move")
+STALE_DEPENDENT = ("{label} hangs from what this bake moved ({path}, solved by {other}): its keys over frames "
+                   "{start}-{end} were solved against the old pose, so Blender plays its tip elsewhere and its keyed "
+                   "error is out of date. Bake it again")
 INPUT_AT_REST = ("{label}: {role} '{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest "
                  "Position, where Blender plays no pose: set Pose Position on '{armature}' first (Armature "
                  "Properties > Skeleton)")

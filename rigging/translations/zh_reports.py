@@ -130,6 +130,15 @@ ZH: dict[str, str] = {
     "(ratio {ratio:.2g}, below the {least:.0e} a solve needs); lengthen it or move the next bone's head away":
         "{label}：骨骼 '{bone}' 对这条链来说太短：{length:.3g}，而链长为 {total:.6g}（比例 {ratio:.2g}，低于求解所需的 "
         "{least:.0e}）；请加长它，或把下一根骨骼的头部移开",
+    "{label} moves with the solve of {other} ({path}), which moves with this chain's in turn, so neither can be "
+    "solved first. Give one of them a target and parents the other does not move":
+        "{label} 随 {other} 的求解而移动（{path}），而后者又随本链移动，因此两者都无法先求解。"
+        "请让其中一条链的目标和父级不受另一条链移动。",
+    "{label} hangs from what this bake moved ({path}, solved by {other}): its keys over frames {start}-{end} were "
+    "solved against the old pose, so Blender plays its tip elsewhere and its keyed error is out of date. Bake it "
+    "again":
+        "{label} 挂在本次烘焙移动的对象上（{path}，由 {other} 求解）：它在第 {start}-{end} 帧的关键帧是按旧姿态求解的，"
+        "因此 Blender 播放的末端已不在原处，其记录的误差已过时。请重新烘焙它",
     "{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: it would move "
     "with the pose solved for it. Parent or constrain '{name}' to something the chain does not move (the bone above "
     "the chain, the armature object or the world)":

@@ -7,6 +7,7 @@ the shoulder->target line at the soft-clamped distance).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,32 @@ def build_arm(name: str = "Rig", *, plane: str = "XZ", a: float = 1.0, b: float 
     pose["Upper"].rotation_mode, pose["Lower"].rotation_mode = modes
     arm.soft_ik_2d.plane = plane
     return rig
+
+
+def add_hand(rig: ArmRig, a: float = 0.4, b: float = 0.3, *, bend_deg: float = 25.0, roll: float = 0.4,
+             connected: bool = True) -> ArmRig:
+    """A second two-bone arm, ``Hand`` -> ``Finger``, hanging from the tail of ``rig``'s lower bone and drawn in
+    its plane (the hand of a character whose arm is a chain too); returns it as an :class:`ArmRig` of the same
+    armature."""
+    _select_only(rig.armature)
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = rig.armature.data.edit_bones
+    lower = eb[rig.lower]
+    u, v, _n = plane_axes(rig.plane)
+    tail = np.array(lower.tail)
+    along = np.array(lower.tail - lower.head)
+    angle = math.degrees(math.atan2(float(along @ v), float(along @ u)))
+    gap = np.zeros(3) if connected else 0.05 * u
+    knuckle = tail + gap + a * (_direction(angle) @ np.array([u, v]))
+    tip = knuckle + b * (_direction(angle + bend_deg) @ np.array([u, v]))
+    hand = eb.new("Hand")
+    hand.head, hand.tail, hand.roll = tail + gap, knuckle, roll
+    hand.parent, hand.use_connect = lower, connected
+    finger = eb.new("Finger")
+    finger.head, finger.tail, finger.roll = knuckle, tip, -roll
+    finger.parent, finger.use_connect = hand, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return dataclasses.replace(rig, upper="Hand", lower="Finger", parent=rig.lower, a=a, b=b)
 
 
 def _select_only(obj: bpy.types.Object) -> None:

@@ -1,0 +1,164 @@
+"""The order in which the chains of one Solve or Bake are solved: a chain whose inputs move with another chain's
+solve comes after it.
+
+A hand chain under a forearm an arm chain solves, arms under a spine chain's chest, a target held in another
+character's solved hand: sampled before the other chain's keys are written, such a chain would be solved against
+a pose Blender no longer plays, and its keyed error would not be the distance Blender shows. So the chains are
+grouped in levels: each level is sampled after the levels before it are written, and only depends on them.
+
+A chain depends on another when anything its samples are computed from (its armature object, the parent of its
+upper bone, the upper bone itself, its target and its pole, through parents, constraints and drivers: the links
+of :func:`rig_dependencies.transform_inputs`) is a bone the other chain's solve moves (its bones and every bone
+below them). Chains that depend on each other, directly or around a loop, have no order: they are refused by
+name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import bpy
+import numpy as np
+
+from ..solver.chain_description import ERROR_PROP
+from . import anim_keys, key_target
+from . import messages as msg
+from .messages import say
+from .rig import ChainError, ChainRig, chain_bone_names, scene_objects
+from .rig_dependencies import moved_bones, transform_inputs
+
+Node = tuple[int, str]  # (object pointer, bone name or "")
+
+
+def _starts(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, upper: str
+            ) -> list[tuple[bpy.types.Object, str]]:
+    """Where the walk of what the chain's samples are computed from begins."""
+    starts = [(armature, ""), (armature, upper), (chain.target, "")]
+    if chain.pole is not None:
+        starts.append((chain.pole, ""))
+    return [(obj, bone) for obj, bone in starts if obj is not None]
+
+
+def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node, list[int]], own: int
+                  ) -> dict[int, str]:
+    """The chains (indices into ``movers``' lists) whose solve moves something the walk from ``starts`` reaches,
+    each with the first path found to it (for a message); ``own`` (the chain itself) is left out."""
+    found: dict[int, str] = {}
+    stack = [(obj, bone, f"'{obj.name}'" if not bone else say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name))
+             for obj, bone in starts]
+    seen: set[Node] = set()
+    while stack:
+        obj, bone, path = stack.pop()
+        node = (obj.as_pointer(), bone)
+        if node in seen:
+            continue
+        seen.add(node)
+        for other in movers.get(node, ()):
+            if other != own:
+                found.setdefault(other, path)
+        for source, sub, how in transform_inputs(obj, bone):
+            name = say(msg.CYCLE_NODE_BONE, bone=sub, owner=source.name) if sub else f"'{source.name}'"
+            stack.append((source, sub, f"{path} → {how} {name}"))
+    return found
+
+
+def _movers(rigs: Sequence[ChainRig]) -> dict[Node, list[int]]:
+    """Every bone the chains' solves move, with the chains (indices) that move it."""
+    movers: dict[Node, list[int]] = {}
+    for i, rig in enumerate(rigs):
+        arm = rig.armature.as_pointer()
+        for bone in moved_bones(rig.armature, rig.bone_names):
+            movers.setdefault((arm, bone), []).append(i)
+    return movers
+
+
+def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
+    """The chains in the order they can be solved, and the messages of those that cannot be.
+
+    Returns:
+        ``(levels, refused)``: every chain of a level depends only on chains of earlier levels (one level when no
+        chain depends on another: the usual case, solved in one pass as before); one message per chain that
+        depends on itself through other chains, naming the chain it waits for and the link.
+    """
+    if len(rigs) < 2:
+        return [list(rigs)], []
+    movers = _movers(rigs)
+    waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i)
+             for i, rig in enumerate(rigs)]
+    out: list[list[ChainRig]] = []
+    refused: list[str] = []
+    done: set[int] = set()  # solved in an earlier level, or refused (its keys stay as they are)
+    left = list(range(len(rigs)))
+    while left:
+        ready = [i for i in left if done.issuperset(waits[i])]
+        if ready:
+            out.append([rigs[i] for i in ready])
+        else:  # every chain left waits for another left: refuse those on a loop, the others can follow them
+            for i in (i for i in left if _on_loop(i, waits, done)):
+                other = next(j for j in waits[i] if j not in done and _on_loop(j, waits, done))
+                refused.append(say(msg.CHAIN_ORDER_LOOP, label=rigs[i].label, other=rigs[other].label,
+                                   path=waits[i][other]))
+                ready.append(i)
+        done.update(ready)
+        left = [i for i in left if i not in done]
+    return out, refused
+
+
+def _on_loop(start: int, waits: list[dict[int, str]], done: set[int]) -> bool:
+    """Whether chain ``start`` waits, through chains not ``done``, for itself."""
+    stack, seen = [j for j in waits[start] if j not in done], set()
+    while stack:
+        j = stack.pop()
+        if j == start:
+            return True
+        if j not in seen:
+            seen.add(j)
+            stack += [k for k in waits[j] if k not in done]
+    return False
+
+
+def stale_dependents(baked: Sequence[ChainRig], start: int, end: int) -> list[str]:
+    """Warnings for the chains left out of a bake whose earlier bakes hang from bones it moved.
+
+    Such a chain (a hand chain when only the arm chain is baked again) keeps keys solved against the old pose:
+    Blender now plays its tip elsewhere, and its keyed error no longer says where. It is not baked again behind
+    the user's back (it was left out on purpose, perhaps); each one with keys of its error curve in the range is
+    named with the chain it hangs from, so it can be baked again.
+    """
+    if not baked:
+        return []
+    movers = _movers(baked)
+    ours = {rig.chain.as_pointer() for rig in baked}
+    out = []
+    for armature in scene_objects():
+        if armature.type != "ARMATURE":
+            continue
+        for chain in armature.soft_ik_2d.chains:
+            if chain.as_pointer() in ours or not _keyed_within(armature, chain, start, end):
+                continue
+            try:
+                upper = chain_bone_names(armature, chain)[0]
+            except ChainError:
+                continue
+            found = _dependencies(_starts(armature, chain, upper), movers, -1)
+            if found:
+                other, path = next(iter(found.items()))
+                label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
+                out.append(say(msg.STALE_DEPENDENT, label=label, other=baked[other].label, path=path, start=start,
+                               end=end))
+    return out
+
+
+def _keyed_within(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, start: int, end: int) -> bool:
+    """Whether the chain's error curve has a key in [start, end] (scene frames; action time in NLA tweak mode)."""
+    curve = anim_keys.find_fcurve(armature, anim_keys.pose_bone_path(chain.lower_bone, f'["{ERROR_PROP}"]'))
+    if curve is None or not len(curve.keyframe_points):
+        return False
+    times = np.empty(2 * len(curve.keyframe_points))
+    curve.keyframe_points.foreach_get("co", times)
+    try:
+        low, high = (float(t) for t in key_target.key_times(armature, np.array([start, end], dtype=np.float64)))
+    except ChainError:  # its strip does not play the range one to one: its keys there are not the range's
+        return False
+    low, high = min(low, high), max(low, high)
+    return bool(np.any((times[0::2] >= low - 1e-4) & (times[0::2] <= high + 1e-4)))
