@@ -104,6 +104,26 @@ def test_a_target_held_in_another_characters_solved_hand(empty_file: bpy.types.S
     assert np.ptp(miss) > 1e-3 or miss.max() < 1e-4  # B followed A's solved hand, in reach or out
 
 
+def test_a_target_that_copies_another_characters_solved_hand(empty_file: bpy.types.Scene,
+                                                             capfd: pytest.CaptureFixture[str]) -> None:
+    """The hold made with a constraint instead of a parent (Copy Location of the forearm's tail)."""
+    a = arm_rig()
+    a_target = reach_target(a)
+    b = rigs.build_arm("RigB", plane="XZ")
+    rigs.place_armature(b, location=(0.9, -0.2, -0.4), rotation=(0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0))
+    held = rigs.new_empty("Held")
+    hold = held.constraints.new("COPY_LOCATION")
+    hold.target, hold.subtarget, hold.head_tail = a.armature, a.lower, 1.0
+    rigs.add_chain(b, held).softness = 0.0
+    rigs.add_chain(a, a_target).softness = 0.0
+    rigs.pose_mode_together([b.armature, a.armature])
+    capfd.readouterr()
+    assert bpy.ops.pose.soft_ik_bake(frame_start=FRAMES[0], frame_end=FRAMES[-1]) == {"FINISHED"}
+    assert MISMATCH not in capfd.readouterr().out
+    assert_true(a, a_target)
+    assert_true(b, held)
+
+
 def test_chains_hanging_from_each_other_are_refused_by_name(empty_file: bpy.types.Scene) -> None:
     a = arm_rig()
     b = rigs.build_arm("RigB", plane="XZ")
