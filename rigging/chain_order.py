@@ -39,13 +39,19 @@ def _starts(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, upper: s
     return [(obj, bone) for obj, bone in starts if obj is not None]
 
 
-def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node, list[int]], own: int
-                  ) -> dict[int, str]:
+Inputs = dict[Node, list[tuple[bpy.types.Object, str, str]]]
+
+
+def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node, list[int]], own: int,
+                  inputs: Inputs) -> dict[int, str]:
     """The chains (indices into ``movers``' lists) whose solve moves something the walk from ``starts`` reaches,
-    each with the first path found to it (for a message); ``own`` (the chain itself) is left out."""
+    each with the first path found to it (for a message); ``own`` (the chain itself) is left out.
+
+    ``inputs`` keeps each node's :func:`transform_inputs` for the walks of the other chains: the chains of one
+    armature share its object and bones above them (a crowd's walks read each armature's links once).
+    """
     found: dict[int, str] = {}
-    stack = [(obj, bone, f"'{obj.name}'" if not bone else say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name))
-             for obj, bone in starts]
+    stack: list[tuple[bpy.types.Object, str, str | None]] = [(obj, bone, None) for obj, bone in starts]
     seen: set[Node] = set()
     while stack:
         obj, bone, path = stack.pop()
@@ -53,13 +59,20 @@ def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node,
         if node in seen:
             continue
         seen.add(node)
+        here = _node(obj, bone) if path is None else path
         for other in movers.get(node, ()):
             if other != own:
-                found.setdefault(other, path)
-        for source, sub, how in transform_inputs(obj, bone):
-            name = say(msg.CYCLE_NODE_BONE, bone=sub, owner=source.name) if sub else f"'{source.name}'"
-            stack.append((source, sub, f"{path} → {how} {name}"))
+                found.setdefault(other, here)
+        links = inputs.get(node)
+        if links is None:
+            links = inputs[node] = transform_inputs(obj, bone)
+        # The path is written out only where a link is followed: most walks end at their first node.
+        stack += [(source, sub, f"{here} → {how} {_node(source, sub)}") for source, sub, how in links]
     return found
+
+
+def _node(obj: bpy.types.Object, bone: str) -> str:
+    return say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name) if bone else f"'{obj.name}'"
 
 
 def _movers(rigs: Sequence[ChainRig]) -> dict[Node, list[int]]:
@@ -82,8 +95,8 @@ def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
     """
     if len(rigs) < 2:
         return [list(rigs)], []
-    movers = _movers(rigs)
-    waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i)
+    movers, inputs = _movers(rigs), {}
+    waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)
              for i, rig in enumerate(rigs)]
     out: list[list[ChainRig]] = []
     refused: list[str] = []
@@ -125,14 +138,13 @@ def stale_dependents(baked: Sequence[ChainRig], start: int, end: int) -> list[st
     the user's back (it was left out on purpose, perhaps); each one with keys of its error curve in the range is
     named with the chain it hangs from, so it can be baked again.
     """
-    if not baked:
-        return []
-    movers = _movers(baked)
+    armatures = [obj for obj in scene_objects() if obj.type == "ARMATURE" and len(obj.soft_ik_2d.chains)]
+    if not baked or sum(len(arm.soft_ik_2d.chains) for arm in armatures) <= len(baked):
+        return []  # every chain of the scene was baked (a crowd): none was left out
+    movers, inputs = _movers(baked), {}
     ours = {rig.chain.as_pointer() for rig in baked}
     out = []
-    for armature in scene_objects():
-        if armature.type != "ARMATURE":
-            continue
+    for armature in armatures:
         for chain in armature.soft_ik_2d.chains:
             if chain.as_pointer() in ours or not _keyed_within(armature, chain, start, end):
                 continue
@@ -140,7 +152,7 @@ def stale_dependents(baked: Sequence[ChainRig], start: int, end: int) -> list[st
                 upper = chain_bone_names(armature, chain)[0]
             except ChainError:
                 continue
-            found = _dependencies(_starts(armature, chain, upper), movers, -1)
+            found = _dependencies(_starts(armature, chain, upper), movers, -1, inputs)
             if found:
                 other, path = next(iter(found.items()))
                 label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
