@@ -85,6 +85,14 @@ def _movers(rigs: Sequence[ChainRig]) -> dict[Node, list[int]]:
     return movers
 
 
+def waits_for(rigs: Sequence[ChainRig]) -> list[tuple[int, int]]:
+    """Every ``(later, earlier)`` pair of indices into ``rigs`` where chain ``later`` hangs from ``earlier``'s
+    solve (for the live preview, which solves the chains as they are and follows the hanging ones up)."""
+    movers, inputs = _movers(rigs), {}
+    return [(i, j) for i, rig in enumerate(rigs)
+            for j in _dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)]
+
+
 def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
     """The chains in the order they can be solved, and the messages of those that cannot be.
 

@@ -227,3 +227,29 @@ def test_clear_after_a_nested_bake_gives_everything_back(empty_file: bpy.types.S
     assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
     assert curves(rigs.snapshot()) == before
     np.testing.assert_allclose(pose_playback(arm), shown, atol=1e-6)
+
+
+def test_live_preview_poses_the_hand_on_the_arm_it_just_posed(empty_file: bpy.types.Scene) -> None:
+    """A drag of the arm's target and a frame change: the hand follows the arm within the same update, and the
+    error the panel shows for it is the distance Blender shows."""
+    arm, arm_target, hand, hand_target = _arm_and_hand()
+    view_layer = bpy.context.view_layer
+    bpy.context.scene.frame_set(5)
+    arm.armature.soft_ik_2d.live_preview = True
+    view_layer.update()
+
+    def check() -> float:
+        assert _tip_miss(arm, arm_target) < 1e-4 * arm.length
+        shown = float(hand.armature.pose.bones[hand.lower]["soft_ik_error"])
+        assert shown == pytest.approx(_tip_miss(hand, hand_target), abs=1e-4 * hand.length)
+        return shown
+
+    first = check()
+    u, v, _n = rigs.plane_axes(arm.plane)
+    world = np.array(arm.armature.matrix_world)[:3, :3]
+    arm_target.location = np.array(arm_target.location) + world @ (0.25 * u - 0.2 * v)  # a drag in the plane
+    view_layer.update()
+    assert check() != pytest.approx(first, abs=1e-3), "the drag moved the hand's target relative to the hand"
+    bpy.context.scene.frame_set(9)
+    check()
+    arm.armature.soft_ik_2d.live_preview = False
