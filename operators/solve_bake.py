@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -15,7 +16,7 @@ from ..rigging import messages as msg
 from ..rigging.batch import Batch, no_chain_message, prepare_batch, selection_of, solve_batch, solve_batch_posed
 from ..rigging.chain_solve import ChainSolution
 from ..rigging.messages import say
-from ..rigging.rig import ChainError, ChainRig
+from ..rigging.rig import ChainError, ChainRig, read_chain
 from .common import armature_poll, chains_with, selected_armatures
 
 # Seconds between two progress updates while the keys are written.
@@ -319,9 +320,17 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[str]:
         touched = 0
         kept: list[str] = []
+        cleared: list[ChainRig] = []  # for the chains left out that hang from them (chain_order)
+        spans: list[tuple[float, float]] = []
         for arm, chains in selection_of(context, chains_with(selected_armatures(context)), self.only_active_chain):
             if any(chain.has_bake for chain in chains):
                 _local_actions(self, [arm], create=False)
+            for chain in chains:
+                span = chain_order.baked_span(arm, chain)
+                if span is not None:
+                    with contextlib.suppress(ChainError):  # an unreadable chain moves nothing it could name
+                        cleared.append(read_chain(arm, chain))
+                        spans.append(span)
             result = bake.clear_bakes(arm, chains)
             touched += result.touched
             kept += result.messages
@@ -332,6 +341,10 @@ class POSE_OT_soft_ik_clear_bake(bpy.types.Operator):
                 self.report({"WARNING"}, say(msg.NOTHING_TO_CLEAR))
             return {"CANCELLED"}
         self.report({"INFO"}, say(msg.CLEARED, count=touched))
+        if cleared:
+            start, end = round(min(s for s, _e in spans)), round(max(e for _s, e in spans))
+            for warning in chain_order.stale_dependents(cleared, start, end, msg.STALE_AFTER_CLEAR):
+                self.report({"WARNING"}, warning)
         return {"FINISHED"}
 
 

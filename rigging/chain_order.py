@@ -138,13 +138,19 @@ def _on_loop(start: int, waits: list[dict[int, str]], done: set[int]) -> bool:
     return False
 
 
-def stale_dependents(baked: Sequence[ChainRig], start: int, end: int) -> list[str]:
-    """Warnings for the chains left out of a bake whose earlier bakes hang from bones it moved.
+def stale_dependents(baked: Sequence[ChainRig], start: int, end: int, template: str = msg.STALE_DEPENDENT
+                     ) -> list[str]:
+    """Warnings for the chains left out of a bake (or a Clear) whose earlier bakes hang from bones it moved.
 
-    Such a chain (a hand chain when only the arm chain is baked again) keeps keys solved against the old pose:
-    Blender now plays its tip elsewhere, and its keyed error no longer says where. It is not baked again behind
-    the user's back (it was left out on purpose, perhaps); each one with keys of its error curve in the range is
-    named with the chain it hangs from, so it can be baked again.
+    Such a chain (a hand chain when only the arm chain is baked again, or cleared) keeps keys solved against the
+    old pose: Blender now plays its tip elsewhere, and its keyed error no longer says where. It is not baked
+    again behind the user's back (it was left out on purpose, perhaps); each one with keys of its error curve in
+    the range is named with the chain it hangs from, so it can be baked again.
+
+    Args:
+        baked: the chains the operator moved.
+        start, end: the scene frames it moved them on.
+        template: :data:`messages.STALE_DEPENDENT` (a bake) or :data:`messages.STALE_AFTER_CLEAR`.
     """
     armatures = [obj for obj in scene_objects() if obj.type == "ARMATURE" and len(obj.soft_ik_2d.chains)]
     if not baked or sum(len(arm.soft_ik_2d.chains) for arm in armatures) <= len(baked):
@@ -164,21 +170,39 @@ def stale_dependents(baked: Sequence[ChainRig], start: int, end: int) -> list[st
             if found:
                 other, path = next(iter(found.items()))
                 label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
-                out.append(say(msg.STALE_DEPENDENT, label=label, other=baked[other].label, path=path, start=start,
-                               end=end))
+                out.append(say(template, label=label, other=baked[other].label, path=path, start=start, end=end))
     return out
+
+
+def error_key_times(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> np.ndarray:
+    """The action times of the keys of the chain's error curve (empty without one)."""
+    curve = anim_keys.find_fcurve(armature, anim_keys.pose_bone_path(chain.lower_bone, f'["{ERROR_PROP}"]'))
+    if curve is None or not len(curve.keyframe_points):
+        return np.empty(0)
+    co = np.empty(2 * len(curve.keyframe_points))
+    curve.keyframe_points.foreach_get("co", co)
+    return co[0::2]
+
+
+def baked_span(armature: bpy.types.Object, chain: bpy.types.PropertyGroup) -> tuple[float, float] | None:
+    """The scene frames from the first to the last key of the chain's error curve (None without keys)."""
+    times = error_key_times(armature, chain)
+    if not times.size:
+        return None
+    anim = armature.animation_data
+    if anim is not None and anim.use_tweak_mode:
+        times = np.array([anim.nla_tweak_strip_time_to_scene(float(t)) for t in (times.min(), times.max())])
+    return float(times.min()), float(times.max())
 
 
 def _keyed_within(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, start: int, end: int) -> bool:
     """Whether the chain's error curve has a key in [start, end] (scene frames; action time in NLA tweak mode)."""
-    curve = anim_keys.find_fcurve(armature, anim_keys.pose_bone_path(chain.lower_bone, f'["{ERROR_PROP}"]'))
-    if curve is None or not len(curve.keyframe_points):
+    times = error_key_times(armature, chain)
+    if not times.size:
         return False
-    times = np.empty(2 * len(curve.keyframe_points))
-    curve.keyframe_points.foreach_get("co", times)
     try:
         low, high = (float(t) for t in key_target.key_times(armature, np.array([start, end], dtype=np.float64)))
     except ChainError:  # its strip does not play the range one to one: its keys there are not the range's
         return False
     low, high = min(low, high), max(low, high)
-    return bool(np.any((times[0::2] >= low - 1e-4) & (times[0::2] <= high + 1e-4)))
+    return bool(np.any((times >= low - 1e-4) & (times <= high + 1e-4)))

@@ -60,6 +60,9 @@ CHAIN_ORDER_LOOP = ("{label} moves with the solve of {other} ({path}), which mov
 STALE_DEPENDENT = ("{label} hangs from what this bake moved ({path}, solved by {other}): its keys over frames "
                    "{start}-{end} were solved against the old pose, so Blender plays its tip elsewhere and its keyed "
                    "error is out of date. Bake it again")
+STALE_AFTER_CLEAR = ("{label} hangs from what this Clear gave back ({path}, of {other}): its keys over frames "
+                     "{start}-{end} were solved against the baked pose, so Blender plays its tip elsewhere and its "
+                     "keyed error is out of date. Bake it again, or clear it too")
 INPUT_AT_REST = ("{label}: {role} '{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest "
                  "Position, where Blender plays no pose: set Pose Position on '{armature}' first (Armature "
                  "Properties > Skeleton)")

@@ -253,3 +253,24 @@ def test_live_preview_poses_the_hand_on_the_arm_it_just_posed(empty_file: bpy.ty
     bpy.context.scene.frame_set(9)
     check()
     arm.armature.soft_ik_2d.live_preview = False
+
+
+def test_clearing_the_arm_alone_names_the_hand_it_made_stale(empty_file: bpy.types.Scene,
+                                                             capfd: pytest.CaptureFixture[str]) -> None:
+    arm, _arm_target, hand, hand_target = _arm_and_hand()
+    assert rigs.bake(arm, 3, 20) == {"FINISHED"}
+    settings = arm.armature.soft_ik_2d
+    settings.active_chain_index = next(i for i, c in enumerate(settings.chains) if c.lower_bone == arm.lower)
+    capfd.readouterr()
+    assert bpy.ops.pose.soft_ik_clear_bake(only_active_chain=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert f"Chain '{_chain(hand).name}' of 'Rig' hangs from what this Clear gave back" in out, out
+    assert "frames 3-20" in out, out
+    miss, keyed, _length = playback(hand, hand_target, list(range(3, 21)))
+    assert np.abs(miss - keyed).max() > 1e-3, "the warning is about a real stale error"
+    # Clearing both: nothing left to be stale.
+    assert rigs.bake(arm, 3, 20) == {"FINISHED"}
+    capfd.readouterr()
+    rigs.enter_pose_mode(arm)
+    assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
+    assert "hangs from what this Clear gave back" not in capfd.readouterr().out
