@@ -23,26 +23,32 @@ from .common import armature_poll, chains_with, selected_armatures
 PROGRESS_INTERVAL = 0.1
 
 
-def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool,
-                 refused: str, before_checks: Callable[[list[bpy.types.Object]], None] | None = None
+def _prepare_all(op: bpy.types.Operator, context: bpy.types.Context, only_active: bool, refused: str,
+                 before_checks: Callable[[list[bpy.types.Object]], dict[bpy.types.Object, str]] | None = None
                  ) -> Batch | None:
     """Check every chain of every selected armature (or only the active chain) before any change.
 
     Returns the valid chains with the reasons of the others, or None (reported) when no chain can go ahead.
-    ``before_checks`` gets the armatures first (a take is started there); a ChainError it raises is reported.
+    ``before_checks`` gets the armatures first (a take is started there) and returns those left out, each with
+    why (their chains are refused with that reason); a ChainError it raises refuses everything and is reported.
     """
     selection = [(arm, chains) for arm, chains in
                  selection_of(context, chains_with(selected_armatures(context)), only_active) if chains]
     if not selection:
         op.report({"ERROR"}, no_chain_message(context, only_active))
         return None
+    left_out: dict[bpy.types.Object, str] = {}
     if before_checks is not None:
         try:
-            before_checks([arm for arm, _chains in selection])
+            left_out = before_checks([arm for arm, _chains in selection])
         except ChainError as err:
             op.report({"ERROR"}, str(err))
             return None
-    batch = prepare_batch(selection)
+    batch = prepare_batch([(arm, chains) for arm, chains in selection if arm not in left_out])
+    for arm, chains in selection:
+        if arm in left_out:
+            batch.total += len(chains)
+            batch.refuse(left_out[arm])
     if not batch.rigs:
         op.report({"ERROR"}, batch.report(refused))
         return None
@@ -209,9 +215,10 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
               baked: list[bpy.types.Object]) -> set[str]:
         """The bake; ``taken`` receives the takes started, ``baked`` the armatures whose keys were written."""
 
-        def start_takes(armatures: list[bpy.types.Object]) -> None:
-            takes.check(armatures, self.action_name)
-            taken.extend(takes.start(arm, self.action_name) for arm in armatures)
+        def start_takes(armatures: list[bpy.types.Object]) -> dict[bpy.types.Object, str]:
+            left_out = takes.check(armatures, self.action_name)
+            taken.extend(takes.start(arm, self.action_name) for arm in armatures if arm not in left_out)
+            return left_out
 
         batch = _prepare_all(self, context, self.only_active_chain, msg.BATCH_NOT_BAKED,
                              start_takes if self.to_new_action else None)

@@ -30,24 +30,27 @@ from .rig import ChainError
 DEFAULT_SUFFIX = " Take"
 
 
-def check(armatures: Sequence[bpy.types.Object], name: str) -> None:
+def check(armatures: Sequence[bpy.types.Object], name: str) -> dict[bpy.types.Object, str]:
     """Refuse, before anything changes, what a take cannot start from.
 
     Args:
         armatures: the armatures that would each get a take.
         name: the take's name, or "" for each armature's default (its action's name plus " Take").
 
+    Returns:
+        The armatures that cannot get a take, each with why: one in NLA tweak mode (the keys would have to go
+        into the tweaked strip's action). Their chains are left out; the other armatures' bake goes ahead.
+
     Raises:
-        ChainError: a ``name`` given for several armatures or already an action's name; an armature in NLA
-            tweak mode (the keys would have to go into the tweaked strip's action).
+        ChainError: a ``name`` given for several armatures or already an action's name (the operator's setting,
+            wrong for every armature).
     """
     if name and len(armatures) > 1:
         raise ChainError(say(msg.TAKE_NAME_SEVERAL, action=name, count=len(armatures)))
     if name and name in bpy.data.actions:
         raise ChainError(say(msg.TAKE_NAME_TAKEN, action=name))
-    for armature in armatures:
-        if key_target.tweaked_strip(armature) is not None:
-            raise ChainError(say(msg.TAKE_IN_TWEAK_MODE, armature=armature.name))
+    return {armature: say(msg.TAKE_IN_TWEAK_MODE, armature=armature.name) for armature in armatures
+            if key_target.tweaked_strip(armature) is not None}
 
 
 @dataclass

@@ -8,7 +8,7 @@ a partial IK influence; the user's own keys on the chain's channels, inside and 
 reduction; a bone renamed between bakes; one bake or two over other ranges with other settings; a Solve with
 Insert Keys on one frame; sometimes a second character, baked with the first in one batch (sometimes reaching
 for the first one's hand); sometimes a hand chain hanging from the first character's arm chain; sometimes the
-first character's action in a tweaked NLA strip (scaled).
+first character's action in a tweaked NLA strip (scaled); sometimes a bake into a take (a copy of the action).
 
 Then, with the truth read from Blender's playback only (``scene.frame_set``, the evaluated pose and
 ``matrix_world``), never from the add-on:
@@ -305,14 +305,18 @@ def _bake(characters: list[Character], start: int, end: int, capfd: pytest.Captu
     ranges = [(c.chain.bake_start, c.chain.bake_end) for c in characters]
     capfd.readouterr()
     reduction = str(case.pick(f"reduction{start}-{end}", rng.choice(["NONE", "NONE", "TARGET_KEYS", "FIT"])))
+    # A take: the bake goes into a copy of each armature's action (made for an armature without one), which
+    # the armature then plays; the original is left as it was.
+    take = bool(case.pick(f"take{start}-{end}", rng.random() < 0.15))
     try:
         result = bpy.ops.pose.soft_ik_bake(frame_start=start, frame_end=end, key_reduction=reduction,
-                                           reduction_shape=str(rng.choice(["LINEAR", "BEZIER"])))
+                                           reduction_shape=str(rng.choice(["LINEAR", "BEZIER"])),
+                                           to_new_action=take)
     except RuntimeError as err:
         message = str(err)
         assert "Traceback" not in message, f"{case}: {message}"  # refused by name, not crashed
         for c in characters:
-            assert f"of '{c.rig.armature.name}'" in message, f"{case}: {message}"
+            assert f"'{c.rig.armature.name}'" in message, f"{case}: {message}"
         rigs.assert_same_snapshot(before, rigs.snapshot())
         case.pick(f"refused{start}-{end}", message.splitlines()[0][:120])
         return
@@ -326,7 +330,7 @@ def _bake(characters: list[Character], start: int, end: int, capfd: pytest.Captu
         if baked:
             c.baked |= set(range(start, end + 1))
         elif (start, end) != old:  # refused in a batch that baked others: named, its keys unchanged
-            assert f"of '{c.rig.armature.name}'" in out, f"{case}: {out}"
+            assert f"'{c.rig.armature.name}'" in out, f"{case}: {out}"
             shares = any(d and o is not c and o.rig.armature == c.rig.armature
                          for o, d in zip(characters, done, strict=True))
             # Its armature unchanged, or with another chain of it baked, the curves of its own bones.

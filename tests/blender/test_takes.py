@@ -231,6 +231,25 @@ def test_a_taken_name_or_tweak_mode_is_refused_and_nothing_changes(empty_file: b
         rigs.bake(rig, 1, 30, to_new_action=True)
     rigs.assert_same_snapshot(before, rigs.snapshot())
 
+    # In a batch, the tweaking armature is left out by name and the other one bakes into its take (found by the
+    # fuzz: the whole batch was refused).
+    good = rigs.build_arm("Good")
+    good_target = rigs.circle_target(good, FRAMES, lambda f: 1.0 + 0.5 * math.sin(f / 3.0), lambda f: 0.1 * f,
+                                     name="GoodTarget")
+    rigs.add_chain(good, good_target)
+    rigs.pose_mode_together([good.armature, rig.armature])
+    before = rigs.snapshot()
+    assert bpy.ops.pose.soft_ik_bake(frame_start=1, frame_end=30, to_new_action=True) == {"FINISHED"}
+    assert good.armature.animation_data.action.name == "Good Take"
+    assert_bakes_true(good, good_target, list(range(1, 31)))
+    after = rigs.snapshot()
+
+    def rigs_keys_and_chains(state: dict[str, object]) -> dict[str, object]:
+        return {k: v for k, v in state.items() if k.startswith(("Rig:", "Rig.chains", "Rig.soft_ik_2d"))}
+
+    assert rigs_keys_and_chains(before) == rigs_keys_and_chains(after)
+    assert anim.use_tweak_mode and anim.action == action
+
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
