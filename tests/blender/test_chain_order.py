@@ -124,6 +124,46 @@ def test_a_target_that_copies_another_characters_solved_hand(empty_file: bpy.typ
     assert_true(b, held)
 
 
+@pytest.mark.parametrize("solver_name", ["CCD", "FABRIK"])
+def test_a_hand_under_a_long_chain(empty_file: bpy.types.Scene, capfd: pytest.CaptureFixture[str],
+                                   solver_name: str) -> None:
+    """The chain above is a three-bone CCD / FABRIK chain (Root > Upper > Lower, a spine, say)."""
+    arm = arm_rig()
+    hand = rigs.add_hand(arm)
+    spine_target, hand_target = reach_target(arm), _hand_target(arm)
+    spine = rigs.add_chain(arm, spine_target, chain_length=3)
+    assert spine.upper_bone == "Root"
+    spine.solver, spine.softness = solver_name, 0.0
+    rigs.add_chain(hand, hand_target).softness = 0.0
+    capfd.readouterr()
+    assert rigs.bake(arm, FRAMES[0], FRAMES[-1]) == {"FINISHED"}
+    assert MISMATCH not in capfd.readouterr().out
+    miss, keyed, _length = playback(arm, spine_target)  # the long chain's own error: keyed as played back
+    np.testing.assert_allclose(keyed, miss, atol=1e-4 * arm.length)
+    assert_true(hand, hand_target)
+
+
+def test_a_character_carried_in_another_characters_hand(empty_file: bpy.types.Scene,
+                                                         capfd: pytest.CaptureFixture[str]) -> None:
+    """B's armature object is parented to A's forearm (a puppet held up): B is sampled after A is keyed."""
+    a = arm_rig()
+    a_target = reach_target(a)
+    b = rigs.build_arm("RigB", plane="XZ", a=0.5, b=0.4)
+    b.armature.parent, b.armature.parent_type, b.armature.parent_bone = a.armature, "BONE", a.lower
+    b_target = rigs.new_empty("BTarget")
+    rigs.key_locations(b_target, FRAMES, rigs.circle_points(a, FRAMES, lambda f: 1.6 + 0.4 * math.sin(f / 5.0),
+                                                            lambda f: 0.25 * f))
+    rigs.add_chain(b, b_target).softness = 0.0
+    rigs.add_chain(a, a_target).softness = 0.0
+    rigs.pose_mode_together([b.armature, a.armature])
+    capfd.readouterr()
+    assert bpy.ops.pose.soft_ik_bake(frame_start=FRAMES[0], frame_end=FRAMES[-1]) == {"FINISHED"}
+    assert MISMATCH not in capfd.readouterr().out
+    assert_true(a, a_target)
+    miss = assert_true(b, b_target)
+    assert miss.max() > 1e-3, "B's target leaves its reach on some frames (its error is measured, not 0)"
+
+
 def test_chains_hanging_from_each_other_are_refused_by_name(empty_file: bpy.types.Scene) -> None:
     a = arm_rig()
     b = rigs.build_arm("RigB", plane="XZ")
