@@ -95,7 +95,7 @@ class POSE_OT_soft_ik_solve(bpy.types.Operator):
         frame = context.scene.frame_current
         # Level by level (chain_order): a chain under another's solved bones is sampled once those are posed.
         order, loops = chain_order.levels(batch.rigs)
-        for message in loops:
+        for _rig, message in loops:
             batch.refuse(message)
         rigs: list[ChainRig] = []
         solutions: list[ChainSolution] = []
@@ -229,7 +229,7 @@ class POSE_OT_soft_ik_bake(bpy.types.Operator):
         # A chain whose inputs move with another chain's solve (a hand chain under a solved forearm) is sampled
         # after that chain's keys are written (and reduced): one pass per level, one level on most rigs.
         order, loops = chain_order.levels(batch.rigs)
-        for message in loops:
+        for _rig, message in loops:
             batch.refuse(message)
         rigs: list[ChainRig] = []
         verified: list[tuple[ChainSolution, str | None]] = []

@@ -93,13 +93,13 @@ def waits_for(rigs: Sequence[ChainRig]) -> list[tuple[int, int]]:
             for j in _dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)]
 
 
-def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
-    """The chains in the order they can be solved, and the messages of those that cannot be.
+def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[tuple[ChainRig, str]]]:
+    """The chains in the order they can be solved, and those that cannot be, with why.
 
     Returns:
         ``(levels, refused)``: every chain of a level depends only on chains of earlier levels (one level when no
-        chain depends on another: the usual case, solved in one pass as before); one message per chain that
-        depends on itself through other chains, naming the chain it waits for and the link.
+        chain depends on another: the usual case, solved in one pass as before); per chain that depends on
+        itself through other chains, the chain and a message naming the chain it waits for and the link.
     """
     if len(rigs) < 2:
         return [list(rigs)], []
@@ -107,7 +107,7 @@ def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
     waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)
              for i, rig in enumerate(rigs)]
     out: list[list[ChainRig]] = []
-    refused: list[str] = []
+    refused: list[tuple[ChainRig, str]] = []
     done: set[int] = set()  # solved in an earlier level, or refused (its keys stay as they are)
     left = list(range(len(rigs)))
     while left:
@@ -117,8 +117,8 @@ def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[str]]:
         else:  # every chain left waits for another left: refuse those on a loop, the others can follow them
             for i in (i for i in left if _on_loop(i, waits, done)):
                 other = next(j for j in waits[i] if j not in done and _on_loop(j, waits, done))
-                refused.append(say(msg.CHAIN_ORDER_LOOP, label=rigs[i].label, other=rigs[other].label,
-                                   path=waits[i][other]))
+                refused.append((rigs[i], say(msg.CHAIN_ORDER_LOOP, label=rigs[i].label, other=rigs[other].label,
+                                               path=waits[i][other])))
                 ready.append(i)
         done.update(ready)
         left = [i for i in left if i not in done]

@@ -58,11 +58,11 @@ DEPENDENCY_CYCLE = ("{label}: {role} '{name}' depends on the chain's own bone '{
 CHAIN_ORDER_LOOP = ("{label} moves with the solve of {other} ({path}), which moves with this chain's in turn, so "
                     "neither can be solved first. Give one of them a target and parents the other does not move")
 STALE_DEPENDENT = ("{label} hangs from what this bake moved ({path}, solved by {other}): its keys over frames "
-                   "{start}-{end} were solved against the old pose, so Blender plays its tip elsewhere and its keyed "
-                   "error is out of date. Bake it again")
+                   "{start}-{end} were solved against the pose before it; where that pose changed, Blender plays its "
+                   "tip elsewhere and its keyed error is out of date. Bake it again")
 STALE_AFTER_CLEAR = ("{label} hangs from what this Clear gave back ({path}, of {other}): its keys over frames "
-                     "{start}-{end} were solved against the baked pose, so Blender plays its tip elsewhere and its "
-                     "keyed error is out of date. Bake it again, or clear it too")
+                     "{start}-{end} were solved against the baked pose; where the pose changed, Blender plays its tip "
+                     "elsewhere and its keyed error is out of date. Bake it again, or clear it too")
 INPUT_AT_REST = ("{label}: {role} '{name}' follows bone '{bone}' of '{armature}' ({path}), which shows its Rest "
                  "Position, where Blender plays no pose: set Pose Position on '{armature}' first (Armature "
                  "Properties > Skeleton)")

@@ -75,8 +75,10 @@ def progress_line(entry: dict[str, Any], index: int, count: int, saving: bool = 
     if not baked:
         return say(msg.PROGRESS_NONE_BAKED, index=index, count=count, file=name, refused=len(refused), names=names,
                    seconds=seconds)
-    return say(msg.PROGRESS_BAKED, index=index, count=count, file=name, baked=len(baked), refused=len(refused),
+    line = say(msg.PROGRESS_BAKED, index=index, count=count, file=name, baked=len(baked), refused=len(refused),
                names=names, error=error, saved=saved, seconds=seconds)
+    # Chains left out (--chains) whose keys the bake made out of date: said under the file's line.
+    return "\n".join([line, *entry.get("stale_chains", [])])
 
 
 def _ok(entry: dict[str, Any]) -> bool:

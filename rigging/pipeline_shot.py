@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import autorun, bake, linked_data, sampling
+from . import autorun, bake, chain_order, linked_data, sampling
 from . import messages as msg
 from .batch import Batch, prepare_batch, solve_batch
 from .messages import say
@@ -42,7 +42,7 @@ def new_entry(path: str) -> dict[str, Any]:
     """A file's report entry before anything is known (the fields README "Pipelines" lists)."""
     return {"file": path, "status": "failed", "error": None, "saved": None, "frame_start": None,
             "frame_end": None, "scene": None, "autoexec": False, "autoexec_blocked": None, "stepped_inputs": {},
-            "racing_properties": [], "unsettled_frames": [], "chains": [], "seconds": 0.0}
+            "racing_properties": [], "unsettled_frames": [], "stale_chains": [], "chains": [], "seconds": 0.0}
 
 
 def _open(path: str, options: Options) -> str | None:
@@ -212,12 +212,20 @@ def _bake_open_file(path: str, options: Options, entry: dict[str, Any]) -> None:
     if batch.rigs:
         stepped: dict[str, str] = {}
         entry["stepped_inputs"] = stepped
+        # As the Bake operator: a chain hanging from another's solve is sampled after that one is written.
+        levels, loops = chain_order.levels(batch.rigs)
+        chains += [_refused(rig.armature, rig.chain, message) for rig, message in loops]
+        written: list[ChainRig] = []
         with sampling.listen() as heard:
-            solutions = _solve(context, batch, frames, chains, stepped)
-            if batch.rigs:
-                _write(context, batch.rigs, solutions, start, end, chains)
+            for level in levels:
+                part = Batch(rigs=level)
+                solutions = _solve(context, part, frames, chains, stepped)
+                if part.rigs:
+                    _write(context, part.rigs, solutions, start, end, chains)
+                    written += part.rigs
         entry["racing_properties"] = list(heard.channels)
         entry["unsettled_frames"] = heard.unsettled_frames()
+        entry["stale_chains"] = chain_order.stale_dependents(written, start, end)
     # Report the chains in the file's order, whatever order they were refused or baked in.
     order = {(arm.name, chain.name): i for i, (arm, chain) in enumerate(pairs)}
     entry["chains"] = sorted(chains, key=lambda c: order[(c["armature"], c["chain"])])

@@ -135,16 +135,16 @@ ZH: dict[str, str] = {
         "{label} 随 {other} 的求解而移动（{path}），而后者又随本链移动，因此两者都无法先求解。"
         "请让其中一条链的目标和父级不受另一条链移动。",
     "{label} hangs from what this bake moved ({path}, solved by {other}): its keys over frames {start}-{end} were "
-    "solved against the old pose, so Blender plays its tip elsewhere and its keyed error is out of date. Bake it "
-    "again":
-        "{label} 挂在本次烘焙移动的对象上（{path}，由 {other} 求解）：它在第 {start}-{end} 帧的关键帧是按旧姿态求解的，"
-        "因此 Blender 播放的末端已不在原处，其记录的误差已过时。请重新烘焙它",
+    "solved against the pose before it; where that pose changed, Blender plays its tip elsewhere and its keyed error "
+    "is out of date. Bake it again":
+        "{label} 挂在本次烘焙移动的对象上（{path}，由 {other} 求解）：它在第 {start}-{end} 帧的关键帧是按烘焙前的姿态"
+        "求解的；该姿态有变化之处，Blender 播放的末端已不在原处，其记录的误差已过时。请重新烘焙它",
     "{label} hangs from what this Clear gave back ({path}, of {other}): its keys over frames {start}-{end} were "
-    "solved against the baked pose, so Blender plays its tip elsewhere and its keyed error is out of date. Bake it "
-    "again, or clear it too":
+    "solved against the baked pose; where the pose changed, Blender plays its tip elsewhere and its keyed error is "
+    "out of date. Bake it again, or clear it too":
         "{label} 挂在本次清除所恢复的对象上（{path}，属于 {other}）："
-        "它在第 {start}-{end} 帧的关键帧是按烘焙后的姿态求解的，"
-        "因此 Blender 播放的末端已不在原处，其记录的误差已过时。请重新烘焙它，或一并清除",
+        "它在第 {start}-{end} 帧的关键帧是按烘焙后的姿态求解的；姿态有变化之处，"
+        "Blender 播放的末端已不在原处，其记录的误差已过时。请重新烘焙它，或一并清除",
     "{label}: {role} '{name}' depends on the chain's own bone '{bone}' ({path}), a dependency cycle: it would move "
     "with the pose solved for it. Parent or constrain '{name}' to something the chain does not move (the bone above "
     "the chain, the armature object or the world)":

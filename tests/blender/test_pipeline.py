@@ -142,3 +142,40 @@ def test_chain_dropped_by_the_solve_named_others_baked(tmp_path: Path) -> None:
     assert chains["LostArm"]["status"] == "refused" and "LostArm" in chains["LostArm"]["message"], chains
     assert "finite" in chains["LostArm"]["message"]
     assert _playback(shot).max() < 1e-4 * 1.8
+
+
+def test_a_hand_chain_under_the_arm_chain_bakes_true_and_one_left_out_is_named(tmp_path: Path) -> None:
+    """The pipeline solves the chains in the Bake operator's levels (``chain_order``): the hand after the arm."""
+    pipeline = harness.package("rigging.pipeline")
+    shot = tmp_path / "hands.blend"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = FRAMES[0], FRAMES[-1]
+    rig = rigs.build_arm("Rig", rest_bend_deg=25.0)
+    hand = rigs.add_hand(rig)
+    target = rigs.circle_target(rig, FRAMES, lambda f: 1.3, lambda f: 0.3 * f)
+    hand_target = rigs.circle_target(rig, FRAMES, lambda f: 1.9, lambda f: 0.3 * f + 0.4, name="HandTarget")
+    rigs.add_chain(hand, hand_target).name = "Hand"  # listed first
+    rigs.add_chain(rig, target).name = "Arm"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.wm.save_as_mainfile(filepath=str(shot))
+    report = pipeline.bake_files([str(shot)], pipeline.Options(save=True), progress=None)
+    (entry,) = report["files"]
+    assert entry["status"] == "baked" and entry["stale_chains"] == [], entry
+    keyed = {c["chain"]: c["error_max"] for c in entry["chains"]}
+    bpy.ops.wm.open_mainfile(filepath=str(shot), load_ui=False)
+    scene, arm = bpy.context.scene, bpy.data.objects["Rig"]
+    hand_goal = bpy.data.objects["HandTarget"]
+    miss = []
+    for f in FRAMES:
+        scene.frame_set(f)
+        tail = np.array(arm.matrix_world @ arm.pose.bones["Finger"].tail)
+        miss.append(np.linalg.norm(tail - np.array(hand_goal.matrix_world.translation)))
+        assert arm.pose.bones["Finger"]["soft_ik_error"] == pytest.approx(miss[-1], abs=1e-4)
+    assert keyed["Hand"] == pytest.approx(max(miss), abs=1e-5)
+
+    lines: list[str] = []
+    report = pipeline.bake_files([str(shot)], pipeline.Options(save=True, chains=("Arm",), frames=(5, 9)),
+                                 progress=lines.append)
+    (entry,) = report["files"]
+    assert len(entry["stale_chains"]) == 1 and "Chain 'Hand' of 'Rig' hangs from" in entry["stale_chains"][0]
+    assert "frames 5-9" in entry["stale_chains"][0] and entry["stale_chains"][0] in lines[0]
