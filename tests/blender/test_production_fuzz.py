@@ -3,12 +3,13 @@
 Each seed draws a rig from the features a production character combines: any drawing plane, bone rolls and
 rotation modes, a connected or offset lower bone, an animated parent bone, an armature object placed, rotated,
 scaled or mirrored and travelling; a target in WORLD, CHARACTER (the armature or its root bone) or OBJECT space
-(a moving door) that may leave the reach; a pole; softness, joint limits under each strategy, stretch, smoothing,
-a partial IK influence; the user's own keys on the chain's channels, inside and outside the range; key
-reduction; a bone renamed between bakes; one bake or two over other ranges with other settings; a Solve with
-Insert Keys on one frame; sometimes a second character, baked with the first in one batch (sometimes reaching
-for the first one's hand); sometimes a hand chain hanging from the first character's arm chain; sometimes the
-first character's action in a tweaked NLA strip (scaled); sometimes a bake into a take (a copy of the action).
+(a moving door, sometimes swung by a driver) that may leave the reach, sometimes moved by a constraint too; a
+pole; softness, joint limits under each strategy, stretch, smoothing, a partial IK influence; the user's own
+keys on the chain's channels, inside and outside the range; key reduction; a bone renamed between bakes; one
+bake or two over other ranges with other settings; a Solve with Insert Keys on one frame; sometimes a second
+character, baked with the first in one batch (sometimes reaching for the first one's hand); sometimes a hand
+chain hanging from the first character's arm chain; sometimes the first character's action in a tweaked NLA
+strip (scaled); sometimes a bake into a take (a copy of the action).
 
 Then, with the truth read from Blender's playback only (``scene.frame_set``, the evaluated pose and
 ``matrix_world``), never from the add-on:
@@ -142,7 +143,15 @@ def _build(case: Case, rng: np.random.Generator, name: str = "Rig") -> Character
             space_object.keyframe_insert("location", frame=f)
             space_object.keyframe_insert("rotation_euler", frame=f)
         rigs.key_in_parent_space(target, space_object, "", FRAMES, points)
+        if pick("door_driven", rng.random() < 0.25):  # a swing no key holds: sampled through the driver
+            driver = space_object.driver_add("delta_rotation_euler", 0).driver
+            driver.type, driver.expression = "SCRIPTED", f"sin(frame / {rng.uniform(2.0, 6.0):.3f}) * 0.4"
     case.pick("space_bone", space_bone)
+    if pick("target_constrained", rng.random() < 0.15):  # a hold blended in by a constraint: stepped sampling
+        wobble, drift = rigs.new_empty("Wobble"), _wave(rng, -0.3, 0.3)
+        rigs.key_locations(wobble, FRAMES, np.array([(drift(f), 0.5 * drift(f + 3.0), 0.0) for f in FRAMES]))
+        hold = target.constraints.new("COPY_LOCATION")
+        hold.target, hold.use_offset, hold.influence = wobble, True, float(rng.uniform(0.2, 0.8))
 
     chain = rigs.add_chain(rig, target)
     chain.target_space = space
