@@ -66,3 +66,56 @@ def test_drag_target_reposes_arm(g):  # type: ignore[no-untyped-def]
     yield from g.wait(2)
     after = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
     assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(before, after, strict=True))
+
+
+def test_drag_reposes_a_hand_chain_under_the_arm(g):  # type: ignore[no-untyped-def]
+    """A hand chain hangs from the arm's forearm: dragging the arm's target moves the hand with the arm, and
+    the hand is solved on the arm's new pose within the same update (its panel error is the viewport's)."""
+    rig, target, chain = scenes.arm_with_chain(g, target_at=(1.4, 0.8))
+    chain.softness = 0.0
+    with g.override():
+        hand = rigs.add_hand(rig)
+        hand_target = rigs.new_empty("HandTarget")
+        hand_target.empty_display_size = 0.1
+        hand_target.location = scenes.world(rig, 1.8, 0.3)
+        rigs.add_chain(hand, hand_target).softness = 0.0
+        bpy.ops.object.mode_set(mode="OBJECT")
+    rig.armature.soft_ik_2d.live_preview = True
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == target)
+    bpy.context.view_layer.objects.active = target
+    yield from g.wait(4)
+
+    def hand_miss() -> float:
+        return float(np.linalg.norm(scenes.tip_world(hand) - np.array(hand_target.matrix_world.translation)))
+
+    start_hand = scenes.tip_world(hand)
+    region = g.region()
+    x, y = g.project(target.matrix_world.translation)
+    wx, wy = g.to_window(region, x, y)
+    g.move(wx, wy)
+    yield from g.wait(2)
+    g.key("G")
+    yield from g.wait(2)
+    for i in range(1, 11):
+        g.move(wx - 50 * i // 10, wy + 30 * i // 10)
+        yield 0.05
+    g.event("LEFTMOUSE", "PRESS")
+    yield 0.05
+    g.event("LEFTMOUSE", "RELEASE")
+    yield from g.wait(6)
+
+    assert np.allclose(scenes.tip_world(rig), target.matrix_world.translation, atol=1e-4)
+    assert np.linalg.norm(scenes.tip_world(hand) - start_hand) > 0.05, "the hand did not move with the arm"
+    shown = float(rig.armature.pose.bones[hand.lower]["soft_ik_error"])
+    assert abs(shown - hand_miss()) < 1e-4, (shown, hand_miss())
+    # Solve, asked at this frame, leaves the hand where the preview put it.
+    before = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == rig.armature)
+    bpy.context.view_layer.objects.active = rig.armature
+    with g.override():
+        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+    yield from g.wait(2)
+    after = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
+    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(before, after, strict=True))
