@@ -43,12 +43,14 @@ Inputs = dict[Node, list[tuple[bpy.types.Object, str, str]]]
 
 
 def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node, list[int]], own: int,
-                  inputs: Inputs) -> dict[int, str]:
-    """The chains (indices into ``movers``' lists) whose solve moves something the walk from ``starts`` reaches,
-    each with the first path found to it (for a message); ``own`` (the chain itself) is left out.
+                  inputs: Inputs, *, describe: bool = False) -> dict[int, str]:
+    """The chains (indices into ``movers``' lists) whose solve moves something the walk from ``starts`` reaches;
+    ``own`` (the chain itself) is left out.
 
-    ``inputs`` keeps each node's :func:`transform_inputs` for the walks of the other chains: the chains of one
-    armature share its object and bones above them (a crowd's walks read each armature's links once).
+    With ``describe``, each with the first path found to it (for a message), else with "": the order needs no
+    words, and the links' phrases are translated on every step (a message's walk is made again, described).
+    ``inputs`` keeps each node's :func:`transform_inputs` (of the same ``describe``) for the walks of the other
+    chains: the chains of one armature share its object and bones above them.
     """
     found: dict[int, str] = {}
     stack: list[tuple[bpy.types.Object, str, str | None]] = [(obj, bone, None) for obj, bone in starts]
@@ -59,16 +61,23 @@ def _dependencies(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node,
         if node in seen:
             continue
         seen.add(node)
-        here = _node(obj, bone) if path is None else path
+        here = path if path is not None else _node(obj, bone) if describe else ""
         for other in movers.get(node, ()):
             if other != own:
                 found.setdefault(other, here)
         links = inputs.get(node)
         if links is None:
-            links = inputs[node] = transform_inputs(obj, bone)
-        # The path is written out only where a link is followed: most walks end at their first node.
-        stack += [(source, sub, f"{here} → {how} {_node(source, sub)}") for source, sub, how in links]
+            links = inputs[node] = transform_inputs(obj, bone, describe=describe)
+        if describe:  # the path is written out only where a link is followed: most walks end at their start
+            stack += [(source, sub, f"{here} → {how} {_node(source, sub)}") for source, sub, how in links]
+        else:
+            stack += [(source, sub, "") for source, sub, _how in links]
     return found
+
+
+def _path(starts: list[tuple[bpy.types.Object, str]], movers: dict[Node, list[int]], own: int, other: int) -> str:
+    """The links from ``starts`` to what chain ``other`` moves, written out for a message."""
+    return _dependencies(starts, movers, own, {}, describe=True).get(other, "")
 
 
 def _node(obj: bpy.types.Object, bone: str) -> str:
@@ -117,8 +126,9 @@ def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[tuple[C
         else:  # every chain left waits for another left: refuse those on a loop, the others can follow them
             for i in (i for i in left if _on_loop(i, waits, done)):
                 other = next(j for j in waits[i] if j not in done and _on_loop(j, waits, done))
+                path = _path(_starts(rigs[i].armature, rigs[i].chain, rigs[i].bone_names[0]), movers, i, other)
                 refused.append((rigs[i], say(msg.CHAIN_ORDER_LOOP, label=rigs[i].label, other=rigs[other].label,
-                                               path=waits[i][other])))
+                                             path=path)))
                 ready.append(i)
         done.update(ready)
         left = [i for i in left if i not in done]
@@ -166,9 +176,11 @@ def stale_dependents(baked: Sequence[ChainRig], start: int, end: int, template: 
                 upper = chain_bone_names(armature, chain)[0]
             except ChainError:
                 continue
-            found = _dependencies(_starts(armature, chain, upper), movers, -1, inputs)
+            starts = _starts(armature, chain, upper)
+            found = _dependencies(starts, movers, -1, inputs)
             if found:
-                other, path = next(iter(found.items()))
+                other = next(iter(found))
+                path = _path(starts, movers, -1, other)
                 label = say(msg.CHAIN_LABEL, chain=chain.name, armature=armature.name)
                 out.append(say(template, label=label, other=baked[other].label, path=path, start=start, end=end))
     return out

@@ -70,15 +70,18 @@ def _node(obj: bpy.types.Object, bone: str) -> str:
     return say(msg.CYCLE_NODE_BONE, bone=bone, owner=obj.name) if bone else f"'{obj.name}'"
 
 
-def transform_inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.Object, str, str]]:
+def transform_inputs(obj: bpy.types.Object, bone: str, *, describe: bool = True
+                     ) -> list[tuple[bpy.types.Object, str, str]]:
     """What the world transform of ``obj`` (or of its pose bone ``bone``) is computed from.
 
-    One step of the links the dependency-cycle check (:func:`dependency_on_chain`) and the auto-run check
-    (``autorun.python_driver_of``) walk.
+    One step of the links the dependency-cycle check (:func:`dependency_on_chain`), the auto-run check
+    (``autorun.python_driver_of``) and the chains' order (``chain_order``) walk.
 
     Args:
         obj: an object.
         bone: the name of one of its pose bones, or "" for the object itself.
+        describe: write how each input is linked (False: "" for each, for a walk that needs no message: the
+            phrases are translated, the largest part of a step's cost).
 
     Returns:
         ``(object, bone or "", how it is linked)`` per input: the parent (a bone's parent bone, then its
@@ -86,40 +89,43 @@ def transform_inputs(obj: bpy.types.Object, bone: str) -> list[tuple[bpy.types.O
         the targets of acting constraints, and the inputs of drivers (for an object, only drivers of its
         transform). "How" is the phrase messages put before the input. Empty for a bone ``obj`` lacks.
     """
+    def how(template: str, **fields: str) -> str:
+        return say(template, **fields) if describe else ""
+
     out: list[tuple[bpy.types.Object, str, str]] = []
     if bone:
         pb = obj.pose.bones.get(bone)
         if pb is None:
             return out
         if pb.parent is not None:
-            out.append((obj, pb.parent.name, say(msg.CYCLE_VIA_PARENT)))
+            out.append((obj, pb.parent.name, how(msg.CYCLE_VIA_PARENT)))
         for con in pb.constraints:
             if _acting(con):
-                out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in
+                out += [(t, sub, how(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in
                         _constraint_inputs(con)]
         prefix = anim_keys.pose_bone_path(bone)
-        out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, prefix)]
-        out.append((obj, "", say(msg.CYCLE_VIA_ARMATURE)))
+        out += [(t, sub, how(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, prefix)]
+        out.append((obj, "", how(msg.CYCLE_VIA_ARMATURE)))
         return out
     parent = obj.parent
     if parent is not None:
         if obj.parent_type == "BONE" and obj.parent_bone:
-            out.append((parent, obj.parent_bone, say(msg.CYCLE_VIA_PARENT)))
+            out.append((parent, obj.parent_bone, how(msg.CYCLE_VIA_PARENT)))
         elif obj.parent_type in {"VERTEX", "VERTEX_3"} and parent.type == "MESH":
             # A vertex parent follows the vertices, which the mesh's armature modifiers move with their bones.
             groups = {g.name for g in parent.vertex_groups}
             for mod in parent.modifiers:
                 if mod.type == "ARMATURE" and mod.show_viewport and mod.object is not None:
-                    out += [(mod.object, name, say(msg.CYCLE_VIA_DEFORM, owner=parent.name))
+                    out += [(mod.object, name, how(msg.CYCLE_VIA_DEFORM, owner=parent.name))
                             for name in sorted(groups) if name in mod.object.data.bones]
-            out.append((parent, "", say(msg.CYCLE_VIA_PARENT)))
+            out.append((parent, "", how(msg.CYCLE_VIA_PARENT)))
         else:
-            out.append((parent, "", say(msg.CYCLE_VIA_PARENT)))
+            out.append((parent, "", how(msg.CYCLE_VIA_PARENT)))
     for con in obj.constraints:
         if _acting(con):
-            out += [(t, sub, say(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in _constraint_inputs(con)]
+            out += [(t, sub, how(msg.CYCLE_VIA_CONSTRAINT, constraint=con.name)) for t, sub in _constraint_inputs(con)]
     transforms = ("location", "rotation", "scale", "delta_", "matrix")
-    out += [(t, sub, say(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, "")
+    out += [(t, sub, how(msg.CYCLE_VIA_DRIVER, path=path)) for path, t, sub in _driver_inputs(obj, "")
             if path.startswith(transforms)]
     return out
 
