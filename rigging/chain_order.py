@@ -97,7 +97,8 @@ def _movers(rigs: Sequence[ChainRig]) -> dict[Node, list[int]]:
 def waits_for(rigs: Sequence[ChainRig]) -> list[tuple[int, int]]:
     """Every ``(later, earlier)`` pair of indices into ``rigs`` where chain ``later`` hangs from ``earlier``'s
     solve (for the live preview, which solves the chains as they are and follows the hanging ones up)."""
-    movers, inputs = _movers(rigs), {}
+    movers = _movers(rigs)
+    inputs: Inputs = {}
     return [(i, j) for i, rig in enumerate(rigs)
             for j in _dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)]
 
@@ -112,7 +113,8 @@ def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[tuple[C
     """
     if len(rigs) < 2:
         return [list(rigs)], []
-    movers, inputs = _movers(rigs), {}
+    movers = _movers(rigs)
+    inputs: Inputs = {}
     waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)
              for i, rig in enumerate(rigs)]
     out: list[list[ChainRig]] = []
@@ -165,7 +167,8 @@ def stale_dependents(baked: Sequence[ChainRig], start: int, end: int, template: 
     armatures = [obj for obj in scene_objects() if obj.type == "ARMATURE" and len(obj.soft_ik_2d.chains)]
     if not baked or sum(len(arm.soft_ik_2d.chains) for arm in armatures) <= len(baked):
         return []  # every chain of the scene was baked (a crowd): none was left out
-    movers, inputs = _movers(baked), {}
+    movers = _movers(baked)
+    inputs: Inputs = {}
     ours = {rig.chain.as_pointer() for rig in baked}
     out = []
     for armature in armatures:

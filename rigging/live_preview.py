@@ -17,7 +17,7 @@ the armature's animation (``refresh={'TIME'}``) so the keyed pose comes back at 
 Chains that hang from chains (a hand chain under an arm chain; :mod:`chain_order`): the one below reads the
 evaluated state from before the chain above was posed in the same update, so after the update's poses, the
 chains hanging from one it posed are solved again on a re-evaluated depsgraph (a level at a time). Which chain
-hangs from which is found again only when a rig is read again, not on a drag.
+hangs from which is found again only when a rig is read again or dropped, not on a drag.
 
 What a drag update reuses (issue 17): an update that did not re-evaluate the armature (a target, pole or
 space object moved) takes the settings, the rest geometry, the checks, the IK influence and FK keys
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
 
 import bpy
 import numpy as np
@@ -50,8 +49,10 @@ _FULL_IK = np.ones(1).tobytes()
 
 
 _cache: dict[tuple[str, str], ChainPreview] = {}
-# Which previewed chains hang from which (_hanging), with the identities of the rigs it was found for.
-_hanging_cache: tuple[tuple[Any, ...], dict[tuple[str, str], list[tuple[str, str]]]] | None = None
+# Which previewed chains hang from which (_hanging), with what it was found for: (_rigs_generation, how many
+# chains were previewed).
+_hanging_cache: tuple[tuple[int, int], dict[tuple[str, str], list[tuple[str, str]]]] | None = None
+_rigs_generation = 0  # counts the cached rigs replaced or dropped (_rigs_changed)
 # Levels of chains hanging from chains solved after one update (a hand under an arm under a spine: 2).
 _MAX_LEVELS = 8
 _posed_armatures: set[str] = set()
@@ -82,9 +83,9 @@ def clear_cache() -> None:
 
 def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, depsgraph: bpy.types.Depsgraph,
                   scene: bpy.types.Scene, *, pose: bool, armature_touched: bool,
-                  shared: live_solve.ArmatureReads | None = None) -> bool:
+                  shared: live_solve.ArmatureReads | None = None) -> tuple[str, str] | None:
     """Solve the chain if anything it reads changed, and (``pose``) keep its bones at the solution; returns
-    whether it wrote the pose.
+    the chain's key (armature and chain name) when it wrote the pose, else None.
 
     Args:
         armature, chain, depsgraph, scene: the chain and the state to read.
@@ -138,8 +139,10 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
         blend_key = entry.blend_at[1]
     except (ChainError, KeyError, ReferenceError, AttributeError) as err:
         # AttributeError: the target was deleted since the last check (the pointer reads None).
+        if entry.rig is not None:
+            _rigs_changed()
         entry.inputs, entry.rig, entry.solution, entry.message = None, None, None, str(err)
-        return False
+        return None
     inputs = (settings, rest, reads, blend_key)
     if inputs != entry.inputs or entry.solution is None:
         # read_chain makes new arrays and dataclasses.replace keeps them: a new rig is a new FrameSolver.
@@ -152,21 +155,23 @@ def _update_chain(armature: bpy.types.Object, chain: bpy.types.PropertyGroup, de
             sol = raw if blend_key == _FULL_IK else fk_blend.blend(rig, raw)
         except ChainError as err:
             entry.inputs, entry.solution, entry.message = None, None, str(err)
-            return False
+            return None
         stats["solves"] += 1
+        if rig is not entry.rig:
+            _rigs_changed()
         entry.inputs, entry.rig, entry.solution, entry.message = inputs, rig, sol, None
         entry.state = getattr(sol, "state", None)
         assert sol.armature_world is not None
         entry.arm_world, entry._frame = sol.armature_world[0], None
         entry.written = None
-    posed = False
+    posed = None
     if pose and entry.solution is not None:
         # Keys (a frame change, an edited action) may have overwritten the pose: only then is it re-read.
         if entry.written is None or (armature_touched and not same_pose(entry.written, pose_snapshot(rig))):
             entry.written = posing.apply_frame(rig, entry.solution, 0)
             entry.posed_with = chain.limit_strategy
             stats["poses"] += 1
-            posed = True
+            posed = key
         _posed_armatures.add(key[0])
     return posed
 
@@ -252,7 +257,7 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
             among them are skipped (None, as after a frame change: check every chain).
     """
     posed: list[tuple[str, str]] = []  # chains this update wrote the pose of
-    previewed: list[tuple[bpy.types.Object, bpy.types.PropertyGroup]] = []
+    previewed: list[tuple[bpy.types.Object, list[bpy.types.PropertyGroup]]] = []  # per armature, its chains
     for armature in scene.objects:
         if armature.type != "ARMATURE":
             continue
@@ -275,56 +280,67 @@ def refresh(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, updated: set
                 continue
             if shared is None:
                 shared = live_solve.ArmatureReads(armature, depsgraph)
-            if _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched,
-                             shared=shared):
-                posed.append((armature.name, chain.name))
+            key = _update_chain(armature, chain, depsgraph, scene, pose=live, armature_touched=touched,
+                                shared=shared)
+            if key is not None:
+                posed.append(key)
         if live:
-            previewed += [(armature, chain) for chain in chains]
-    _follow_hanging(scene, depsgraph, posed, previewed)
+            previewed.append((armature, chains))
+    if posed:
+        _follow_hanging(scene, depsgraph, posed, previewed)
 
 
 def _follow_hanging(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph, posed: list[tuple[str, str]],
-                    previewed: list[tuple[bpy.types.Object, bpy.types.PropertyGroup]]) -> None:
+                    previewed: list[tuple[bpy.types.Object, list[bpy.types.PropertyGroup]]]) -> None:
     """Solve again the previewed chains that hang from a chain this update posed (:mod:`chain_order`).
 
     They read the evaluated state from before that pose was written (Blender evaluates a pose written in a
     handler after it, without handlers): so the pose is evaluated here, and each level after it is solved on
     it, as Solve does. Nothing is done on a rig where no chain hangs from another (the usual one).
     """
-    hanging = _hanging(previewed) if posed else {}
-    for _level in range(_MAX_LEVELS):
+    hanging = _hanging(previewed)
+    for _level in range(_MAX_LEVELS if hanging else 0):
         waiting = {chain for key in posed for chain in hanging.get(key, ())}
         if not waiting:
             return
         depsgraph.update()  # re-entrant handler calls are dropped by the _busy guard
         posed = []
-        for armature, chain in previewed:
-            if (armature.name, chain.name) in waiting:
-                shared = live_solve.ArmatureReads(armature, depsgraph)
-                if _update_chain(armature, chain, depsgraph, scene, pose=True, armature_touched=False,
-                                 shared=shared):
-                    posed.append((armature.name, chain.name))
+        for armature, chains in previewed:
+            for chain in chains:
+                if (armature.name, chain.name) in waiting:
+                    shared = live_solve.ArmatureReads(armature, depsgraph)
+                    key = _update_chain(armature, chain, depsgraph, scene, pose=True, armature_touched=False,
+                                        shared=shared)
+                    if key is not None:
+                        posed.append(key)
 
 
-def _hanging(previewed: list[tuple[bpy.types.Object, bpy.types.PropertyGroup]]
+def _hanging(previewed: list[tuple[bpy.types.Object, list[bpy.types.PropertyGroup]]]
              ) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Per previewed chain, the previewed chains that hang from it, from the rigs the cache holds.
 
-    Kept while those rigs are the same objects (a rig is read again when its armature's bones or settings
-    change), so a drag does not walk the dependencies again.
+    Kept until a rig is read again (its armature's bones or settings changed) or the previewed chains change in
+    number, so a drag neither walks the dependencies nor reads a name.
     """
     global _hanging_cache
-    keyed = [((arm.name, chain.name), _cache.get((arm.name, chain.name))) for arm, chain in previewed]
-    rigs = [(key, entry.rig) for key, entry in keyed if entry is not None and entry.rig is not None]
-    made_from = tuple((key, id(rig)) for key, rig in rigs)
+    made_from = (_rigs_generation, sum(len(chains) for _arm, chains in previewed))
     if _hanging_cache is not None and _hanging_cache[0] == made_from:
         return _hanging_cache[1]
+    keyed = [((arm.name, chain.name), _cache.get((arm.name, chain.name))) for arm, chains in previewed
+             for chain in chains]
+    rigs = [(key, entry.rig) for key, entry in keyed if entry is not None and entry.rig is not None]
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     if len(rigs) > 1:
         for later, earlier in chain_order.waits_for([rig for _key, rig in rigs]):
             out.setdefault(rigs[earlier][0], []).append(rigs[later][0])
     _hanging_cache = (made_from, out)
     return out
+
+
+def _rigs_changed() -> None:
+    """A cached rig was replaced or dropped: which chain hangs from which is found again when next asked."""
+    global _rigs_generation
+    _rigs_generation += 1
 
 
 def _active_object() -> bpy.types.Object | None:
