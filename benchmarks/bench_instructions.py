@@ -11,6 +11,10 @@ mostly per chain; 2000 frames adds what each frame costs). ``--extra-bones N`` g
 that no chain uses (a production rig's spine, face, fingers and props: 150 makes a character of 154 bones), so
 what a bake costs per bone of the rig shows.
 
+``--live`` counts a Live Preview drag instead of a bake: ``bench_live_preview``'s armature of 16 chains, every target
+moved then ``view_layer.update()``, per update over 100 updates counted after 20 uncounted (the drag goal's
+figure, in instructions: the timed one swings by half on a shared machine).
+
 ``--floor`` counts, instead of a base revision, issue 17's "sample + write keys" floor on this checkout
 (``bench_goals.sample_floor`` and ``bench_goals.write_floor``, the timed part only, after each uncounted bake on its
 file): the floor goal's ratio without the machine's noise. It is a lower bound of the timed ratio, not the goal:
@@ -84,18 +88,37 @@ def child(repo: Path, frames: int, bakes: int, extra_bones: int, floor: bool = F
         goals.write_floor(curves, frames, counted=counting)
 
 
-def count(repo: Path, frames: int, bakes: int, extra_bones: int, scratch: Path, floor: bool = False) -> int:
-    """Instructions per bake of the checkout at ``repo`` (``floor``: of the floor after each bake)."""
-    out = scratch / f"callgrind.{repo.name}{'.floor' if floor else ''}.out"
+LIVE_CHAINS, LIVE_UPDATES = 16, 100
+
+
+def live_child(repo: Path) -> None:
+    """In the counted process: Live Preview drags of the checkout at ``repo``, the updates counted."""
+    sys.path[0:0] = [str(repo)]
+    from benchmarks import bench_live_preview as live  # installs that checkout's extension
+
+    pid = str(os.getpid())
+    arm, targets = live.build(LIVE_CHAINS, keyed_frames=LIVE_UPDATES)
+    arm.soft_ik_2d.live_preview = True
+    live.drag(targets, 20)
+    subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
+    live.drag(targets, LIVE_UPDATES)
+    subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, check=True)
+
+
+def count(repo: Path, frames: int, bakes: int, extra_bones: int, scratch: Path, floor: bool = False,
+          live: bool = False) -> int:
+    """Instructions per bake of the checkout at ``repo`` (``floor``: of the floor after each bake; ``live``: per
+    Live Preview drag update instead)."""
+    out = scratch / f"callgrind.{repo.name}{'.floor' if floor else ''}{'.live' if live else ''}.out"
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
          str(Path(__file__).resolve()), "--child", str(repo), "--frames", str(frames), "--bakes", str(bakes),
-         "--extra-bones", str(extra_bones), *(["--floor"] if floor else [])],
+         "--extra-bones", str(extra_bones), *(["--floor"] if floor else []), *(["--live"] if live else [])],
         capture_output=True, text=True, check=False)
     found = re.findall(r"Collected : (\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
         raise RuntimeError(f"callgrind run of {repo} failed (rc {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return int(found[-1]) // bakes
+    return int(found[-1]) // (LIVE_UPDATES if live else bakes)
 
 
 def main() -> int:
@@ -106,10 +129,14 @@ def main() -> int:
     p.add_argument("--extra-bones", type=int, default=0, help="bones no chain uses, added to each character")
     p.add_argument("--floor", action="store_true",
                    help="compare with the sample + write keys floor on this checkout instead of a base revision")
+    p.add_argument("--live", action="store_true", help="count a Live Preview drag update (16 chains) instead of a bake")
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args.child, args.frames, args.bakes, args.extra_bones, args.floor)
+        if args.live:
+            live_child(args.child)
+        else:
+            child(args.child, args.frames, args.bakes, args.extra_bones, args.floor)
         sys.stdout.flush()
         os._exit(0)  # bpy 4.2 crashes at interpreter exit once properties have Python callbacks
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
@@ -130,11 +157,15 @@ def main() -> int:
                        capture_output=True, check=True)
         try:
             (base / ".venvs").symlink_to(REPO / ".venvs")
-            ours = count(REPO, args.frames, args.bakes, args.extra_bones, scratch)
-            theirs = count(base, args.frames, args.bakes, args.extra_bones, scratch)
+            ours = count(REPO, args.frames, args.bakes, args.extra_bones, scratch, live=args.live)
+            theirs = count(base, args.frames, args.bakes, args.extra_bones, scratch, live=args.live)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
                            capture_output=True, check=False)
+    if args.live:
+        print(f"live preview drag, {LIVE_CHAINS} chains on one armature, instructions per update: this checkout "
+              f"{ours:,}, {args.base} {theirs:,}: x{ours / theirs:.4f}")
+        return 0
     print(f"crowd bake, 16x2 chains x {args.frames} frames{rig}, instructions per bake: this checkout {ours:,}, "
           f"{args.base} {theirs:,}: x{ours / theirs:.4f}")
     return 0
