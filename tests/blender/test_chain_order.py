@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import bpy
+import harness
 import numpy as np
 import pytest
 import rigs
@@ -301,3 +302,23 @@ def test_clearing_the_arm_alone_names_the_hand_it_made_stale(empty_file: bpy.typ
     rigs.enter_pose_mode(arm)
     assert bpy.ops.pose.soft_ik_clear_bake() == {"FINISHED"}
     assert "hangs from what this Clear gave back" not in capfd.readouterr().out
+
+
+def test_live_preview_of_chains_on_a_loop_solves_each_once_an_update(empty_file: bpy.types.Scene) -> None:
+    """Two characters holding each other's hands: no pose satisfies both, and following one after the other
+    would solve them in turn many times an update. Each is solved once, as it is."""
+    live_preview = harness.package("rigging.live_preview")
+    a = arm_rig()
+    b = rigs.build_arm("RigB", plane="XZ")
+    _reach_for_held(a, b, "HeldByB")
+    _reach_for_held(b, a, "HeldByA")
+    for rig in (a, b):
+        rig.armature.soft_ik_2d.live_preview = True
+    view_layer = bpy.context.view_layer
+    view_layer.update()
+    a.armature.location.x += 0.1  # a drag of A: both chains' inputs move
+    solves = live_preview.stats["solves"]
+    view_layer.update()
+    assert live_preview.stats["solves"] - solves <= 2
+    for rig in (a, b):
+        rig.armature.soft_ik_2d.live_preview = False
