@@ -11,7 +11,9 @@ solved hand. The truth is Blender's playback (``test_production_truth.playback``
 
 from __future__ import annotations
 
+import importlib
 import math
+from pathlib import Path
 
 import bpy
 import harness
@@ -322,3 +324,36 @@ def test_live_preview_of_chains_on_a_loop_solves_each_once_an_update(empty_file:
     assert live_preview.stats["solves"] - solves <= 2
     for rig in (a, b):
         rig.armature.soft_ik_2d.live_preview = False
+
+
+@pytest.mark.parametrize("variant", ["made_editable", "fully_editable"])
+def test_a_hand_chain_on_a_library_override_bakes_true(tmp_path: Path, variant: str,
+                                                       capfd: pytest.CaptureFixture[str]) -> None:
+    """The arm and hand chains authored in the library, baked in the shot on the override."""
+    overrides = importlib.import_module("test_library_overrides")
+    library = tmp_path / "hands_library.blend"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    rig = rigs.build_arm("Rig")
+    hand = rigs.add_hand(rig)
+    rigs.animate_parent(rig, FRAMES, lambda f: 0.4 * math.sin(f / 5.0), lambda f: (0.02 * f, -0.01 * f))
+    arm_target = rigs.circle_target(rig, FRAMES, lambda f: 1.2 + 0.3 * math.sin(f / 4.0), lambda f: 0.3 * f,
+                                    name="Hand")
+    hand_target = _hand_target(rig)
+    collection = bpy.data.collections.new("RigCol")
+    bpy.context.scene.collection.children.link(collection)
+    for obj in (rig.armature, arm_target, hand_target):
+        collection.objects.link(obj)
+        bpy.context.scene.collection.objects.unlink(obj)
+    rigs.add_chain(rig, arm_target, name="Arm").softness = 0.0
+    rigs.add_chain(hand, hand_target, name="Fingers").softness = 0.0
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.wm.save_as_mainfile(filepath=str(library))
+
+    shot = overrides.override_shot(library, variant)
+    goal = next(o for o in bpy.data.objects if o.name == "HandTarget" and o.library is None)
+    capfd.readouterr()
+    assert overrides.bake(shot) == {"FINISHED"}
+    assert MISMATCH not in capfd.readouterr().out
+    overrides.assert_true_bake(shot)  # the arm
+    miss = overrides.assert_true_bake(shot, "Finger", goal)  # the hand, on the arm's new keys
+    assert miss.max() > 1e-3 and miss.min() < 1e-4 * overrides.world_length(shot)
