@@ -193,12 +193,7 @@ def test_clear_in_nla_tweak_mode_puts_back_the_strip_keys(empty_file: bpy.types.
     track = anim.nla_tracks.new()
     strip = track.strips.new("Arm", 11, action)
     strip.name = "Arm"
-    for s in track.strips:
-        s.select = False
-    track.select, strip.select = True, True
-    anim.nla_tracks.active = track
-    anim.use_tweak_mode = True
-    assert anim.use_tweak_mode and anim.action == action
+    rigs.tweak(anim, track, strip)
     before = all_actions()
     shown = playback(rig, [f + 10 for f in PLAY])
     assert rigs.bake(rig, 15, 40) == {"FINISHED"}  # action frames 5-30

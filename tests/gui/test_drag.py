@@ -14,6 +14,40 @@ def _bend_side(rig: rigs.ArmRig) -> float:
     return float(np.sign(np.dot(np.cross(e - s, t - e), rig.armature.matrix_world.to_3x3() @ rigs.Vector(rig.normal))))
 
 
+def _drag(g, target, dx: int, dy: int):  # type: ignore[no-untyped-def]
+    """Grab ``target`` with G under the mouse, move it ``dx`` pixels left and ``dy`` up in ten steps, click.
+
+    Returns (as the generator's value) the target's screen position before the drag."""
+    region = g.region()
+    x, y = g.project(target.matrix_world.translation)
+    wx, wy = g.to_window(region, x, y)
+    g.move(wx, wy)
+    yield from g.wait(2)
+    g.key("G")
+    yield from g.wait(2)
+    for i in range(1, 11):
+        g.move(wx - dx * i // 10, wy + dy * i // 10)
+        yield 0.05
+    g.event("LEFTMOUSE", "PRESS")
+    yield 0.05
+    g.event("LEFTMOUSE", "RELEASE")
+    yield from g.wait(6)  # the depsgraph re-evaluates a tick or two after the last event
+    return x, y
+
+
+def _solve_keeps_the_pose(g, rig: rigs.ArmRig):  # type: ignore[no-untyped-def]
+    """The solver, asked directly at this frame, poses the armature exactly as the preview left it."""
+    before = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == rig.armature)
+    bpy.context.view_layer.objects.active = rig.armature
+    with g.override():
+        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
+    yield from g.wait(2)
+    after = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
+    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(before, after, strict=True))
+
+
 def test_drag_target_reposes_arm(g):  # type: ignore[no-untyped-def]
     rig, target, chain = scenes.arm_with_chain(g, target_at=(1.4, 0.8))
     chain.softness = 0.0
@@ -30,21 +64,8 @@ def test_drag_target_reposes_arm(g):  # type: ignore[no-untyped-def]
     lengths = [np.linalg.norm(scenes.joint_world(rig, b, "tail") - scenes.joint_world(rig, b))
                for b in (rig.upper, rig.lower)]
 
-    region = g.region()
-    x, y = g.project(target.matrix_world.translation)
-    wx, wy = g.to_window(region, x, y)
-    g.move(wx, wy)
-    yield from g.wait(2)
-    g.key("G")
-    yield from g.wait(2)
     dx, dy = 60, 45  # pixels: toward the shoulder and up, staying in reach
-    for i in range(1, 11):
-        g.move(wx - dx * i // 10, wy + dy * i // 10)
-        yield 0.05
-    g.event("LEFTMOUSE", "PRESS")
-    yield 0.05
-    g.event("LEFTMOUSE", "RELEASE")
-    yield from g.wait(6)  # the depsgraph re-evaluates a tick or two after the last event
+    x, y = yield from _drag(g, target, dx, dy)
 
     end = np.array(target.matrix_world.translation)
     moved_px = np.subtract(g.project(end), (x, y))
@@ -56,16 +77,7 @@ def test_drag_target_reposes_arm(g):  # type: ignore[no-untyped-def]
                    for b in (rig.upper, rig.lower)]
     assert np.allclose(new_lengths, lengths, atol=1e-5)
     assert _bend_side(rig) == side, "the elbow flipped"
-    # The solver, asked directly at this frame, poses the arm exactly as the preview left it.
-    before = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(obj == rig.armature)
-    bpy.context.view_layer.objects.active = rig.armature
-    with g.override():
-        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
-    yield from g.wait(2)
-    after = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
-    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(before, after, strict=True))
+    yield from _solve_keeps_the_pose(g, rig)
 
 
 def test_drag_reposes_a_hand_chain_under_the_arm(g):  # type: ignore[no-untyped-def]
@@ -90,32 +102,10 @@ def test_drag_reposes_a_hand_chain_under_the_arm(g):  # type: ignore[no-untyped-
         return float(np.linalg.norm(scenes.tip_world(hand) - np.array(hand_target.matrix_world.translation)))
 
     start_hand = scenes.tip_world(hand)
-    region = g.region()
-    x, y = g.project(target.matrix_world.translation)
-    wx, wy = g.to_window(region, x, y)
-    g.move(wx, wy)
-    yield from g.wait(2)
-    g.key("G")
-    yield from g.wait(2)
-    for i in range(1, 11):
-        g.move(wx - 50 * i // 10, wy + 30 * i // 10)
-        yield 0.05
-    g.event("LEFTMOUSE", "PRESS")
-    yield 0.05
-    g.event("LEFTMOUSE", "RELEASE")
-    yield from g.wait(6)
+    yield from _drag(g, target, 50, 30)
 
     assert np.allclose(scenes.tip_world(rig), target.matrix_world.translation, atol=1e-4)
     assert np.linalg.norm(scenes.tip_world(hand) - start_hand) > 0.05, "the hand did not move with the arm"
     shown = float(rig.armature.pose.bones[hand.lower]["soft_ik_error"])
     assert abs(shown - hand_miss()) < 1e-4, (shown, hand_miss())
-    # Solve, asked at this frame, leaves the hand where the preview put it.
-    before = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(obj == rig.armature)
-    bpy.context.view_layer.objects.active = rig.armature
-    with g.override():
-        assert bpy.ops.pose.soft_ik_solve() == {"FINISHED"}
-    yield from g.wait(2)
-    after = [np.array(pb.matrix) for pb in rig.armature.pose.bones]
-    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(before, after, strict=True))
+    yield from _solve_keeps_the_pose(g, rig)  # the hand too
