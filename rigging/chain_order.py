@@ -96,11 +96,14 @@ def _movers(rigs: Sequence[ChainRig]) -> dict[Node, list[int]]:
 
 def waits_for(rigs: Sequence[ChainRig]) -> list[tuple[int, int]]:
     """Every ``(later, earlier)`` pair of indices into ``rigs`` where chain ``later`` hangs from ``earlier``'s
-    solve (for the live preview, which solves the chains as they are and follows the hanging ones up)."""
+    solve, leaving out the chains on a loop (for the live preview, which solves the chains as they are and
+    follows the hanging ones up: following a loop would solve its chains in turn, as Bake refuses them)."""
     movers = _movers(rigs)
     inputs: Inputs = {}
-    return [(i, j) for i, rig in enumerate(rigs)
-            for j in _dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)]
+    waits = [_dependencies(_starts(rig.armature, rig.chain, rig.bone_names[0]), movers, i, inputs)
+             for i, rig in enumerate(rigs)]
+    looped = {i for i in range(len(rigs)) if _on_loop(i, waits, set())}
+    return [(i, j) for i in range(len(rigs)) if i not in looped for j in waits[i] if j not in looped]
 
 
 def levels(rigs: Sequence[ChainRig]) -> tuple[list[list[ChainRig]], list[tuple[ChainRig, str]]]:

@@ -331,12 +331,9 @@ def _hanging(previewed: list[tuple[bpy.types.Object, list[bpy.types.PropertyGrou
     rigs = [(key, entry.rig) for key, entry in keyed if entry is not None and entry.rig is not None]
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     if len(rigs) > 1:
-        # Chains on a loop (each hangs from the other) have no pose that satisfies both: following them would
-        # solve them in turn up to _MAX_LEVELS times an update. They are solved as they are, as Bake refuses them.
-        looped = {id(rig) for rig, _message in chain_order.levels([rig for _key, rig in rigs])[1]}
+        # Chains on a loop are left out (waits_for): each is solved once an update, as it is.
         for later, earlier in chain_order.waits_for([rig for _key, rig in rigs]):
-            if id(rigs[later][1]) not in looped and id(rigs[earlier][1]) not in looped:
-                out.setdefault(rigs[earlier][0], []).append(rigs[later][0])
+            out.setdefault(rigs[earlier][0], []).append(rigs[later][0])
     _hanging_cache = (made_from, out)
     return out
 
